@@ -1,0 +1,206 @@
+"""The batched-core contract every game implements.
+
+A *core* is everything a game is and nothing else.  It holds the game's
+options and constants and works on a :class:`BatchState`: a dataclass of
+numpy arrays whose first axis is the batch (one row per game).  The generic
+layers (PettingZoo AEC, Gymnasium, vector env, agents, training) speak only
+this contract; none of them names a game.
+
+Conventions
+-----------
+* ``step`` mutates the state **in place** (and returns it).  Use
+  ``state.copy()`` / ``state.take(rows)`` first when the old state is needed
+  (search agents do).  Both are one ``np.copy`` / fancy-index per field.
+* An action ``< 0`` means "leave this row alone"; a non-negative action on a
+  finished row, an out-of-range action or an illegal action raises
+  :class:`IllegalActionError` naming the row and the action.  Nothing is
+  changed when the error is raised.
+* ``rewards`` (B, P) holds the reward each player got from the last step of
+  that row (zero on rows the step skipped), as Pgx does.
+* Randomness belongs to a game, never to the batch: ``init`` gets one seed per
+  row, and any chance inside the game draws from that row's own stream (see
+  :mod:`yyenvs.core.rng`).  So a game depends only on its seed and its
+  actions, whatever the batch size.
+"""
+from __future__ import annotations
+
+import abc
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules (or the action space) do not allow."""
+
+
+class OptionError(ValueError):
+    """A game option with a bad name or value."""
+
+
+@dataclasses.dataclass
+class BatchState:
+    """Fields shared by every game state; a game's state subclasses this.
+
+    Every field is a numpy array whose first axis is the batch.
+    """
+
+    current_player: np.ndarray  # (B,) int8   player to act (0-based seat)
+    rewards: np.ndarray  # (B, P) float32 reward of the last step, per player
+    terminated: np.ndarray  # (B,) bool    game over by the rules
+    truncated: np.ndarray  # (B,) bool    game stopped by a cap (no result)
+    ply: np.ndarray  # (B,) int32   actions applied so far
+    seed: np.ndarray  # (B,) uint64  the seed the row was created from
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.current_player.shape[0])
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.terminated | self.truncated
+
+    def _map(self, fn) -> "BatchState":
+        return type(self)(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
+
+    def copy(self) -> "BatchState":
+        """A deep copy (new arrays)."""
+        return self._map(np.copy)
+
+    def take(self, rows) -> "BatchState":
+        """The rows ``rows`` (an index array or a boolean mask) as a new batch."""
+        rows = np.asarray(rows)
+        return self._map(lambda a: a[rows])
+
+    def put(self, rows, other: "BatchState") -> None:
+        """Overwrite rows ``rows`` with the rows of ``other`` (same length)."""
+        for f in dataclasses.fields(self):
+            getattr(self, f.name)[rows] = getattr(other, f.name)
+
+    @classmethod
+    def concatenate(cls, states) -> "BatchState":
+        states = list(states)
+        return cls(**{f.name: np.concatenate([getattr(s, f.name) for s in states])
+                      for f in dataclasses.fields(cls)})
+
+    def nbytes_per_game(self) -> float:
+        total = sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self))
+        return total / max(self.batch_size, 1)
+
+
+class GameCore(abc.ABC):
+    """A game: options, constants and batched pure-numpy/numba functions.
+
+    Subclasses set the class attributes, validate their options in
+    ``__init__`` (raising :class:`OptionError` naming the option), and set the
+    instance attributes ``num_players``, ``num_actions``,
+    ``observation_shape``.
+    """
+
+    #: short lowercase name, e.g. ``"yoxii"``; used by the registries
+    name: ClassVar[str]
+    #: the PettingZoo module name, e.g. ``"yoxii_v0"``
+    env_name: ClassVar[str]
+    #: the options accepted by ``__init__`` and their defaults
+    default_options: ClassVar[dict[str, Any]] = {}
+
+    num_players: int
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    observation_dtype: Any = np.float32
+    observation_low: float = 0.0
+    observation_high: float = 1.0
+    #: an upper bound on the number of steps of a game (for time limits)
+    max_game_length: int
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.default_options))
+        if unknown:
+            raise OptionError(
+                f"{self.name}: unknown option(s) {unknown}; "
+                f"allowed: {sorted(self.default_options)}")
+        self.options = {**self.default_options, **options}
+
+    # -- naming ---------------------------------------------------------
+    def player_names(self) -> list[str]:
+        """One agent name per seat, seat 0 first (PettingZoo agent names)."""
+        return [f"player_{i}" for i in range(self.num_players)]
+
+    def action_to_string(self, action: int) -> str:
+        return str(int(action))
+
+    # -- the batched functions --------------------------------------------
+    @abc.abstractmethod
+    def init(self, seeds: np.ndarray) -> BatchState:
+        """New games, one per seed (``seeds``: (B,) integers)."""
+
+    @abc.abstractmethod
+    def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
+        """Apply one action per row (``< 0`` skips the row); in place."""
+
+    @abc.abstractmethod
+    def legal_action_mask(self, state: BatchState) -> np.ndarray:
+        """(B, num_actions) bool; never all-false for a game in progress."""
+
+    @abc.abstractmethod
+    def observe(self, state: BatchState, player: np.ndarray) -> np.ndarray:
+        """(B, *observation_shape) observation of row i from seat player[i]."""
+
+    def heuristic(self, state: BatchState, player: np.ndarray) -> np.ndarray:
+        """(B,) float value of each row for seat player[i] (greedy, MCTS).
+
+        Finished rows should return the final reward scaled to dominate any
+        in-progress value.
+        """
+        raise NotImplementedError(f"{self.name} has no heuristic")
+
+    # -- rendering (one row) --------------------------------------------
+    @abc.abstractmethod
+    def render_ansi(self, state: BatchState, index: int = 0) -> str:
+        """A readable text picture of row ``index``."""
+
+    @abc.abstractmethod
+    def render_rgb(self, state: BatchState, index: int = 0) -> np.ndarray:
+        """An (H, W, 3) uint8 picture of row ``index``."""
+
+    # -- helpers shared by every game -------------------------------------
+    def check_actions(self, state: BatchState, actions) -> np.ndarray:
+        """Validate shape and range; return actions as an int64 array.
+
+        Legality against the rules is checked by each game's ``step``.
+        """
+        actions = np.asarray(actions)
+        if actions.shape != (state.batch_size,):
+            raise IllegalActionError(
+                f"{self.name}: expected {state.batch_size} actions, got shape {actions.shape}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            if np.issubdtype(actions.dtype, np.floating) and np.all(actions == np.round(actions)):
+                actions = actions.astype(np.int64)
+            else:
+                raise IllegalActionError(f"{self.name}: actions must be integers, got {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False)
+        bad = np.flatnonzero(actions >= self.num_actions)
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalActionError(
+                f"{self.name}: action {int(actions[i])} (row {i}) is out of range "
+                f"[0, {self.num_actions})")
+        live = actions >= 0
+        over = np.flatnonzero(live & state.done)
+        if over.size:
+            i = int(over[0])
+            raise IllegalActionError(f"{self.name}: row {i} is over; pass -1 to skip it")
+        return actions
+
+    def raise_illegal(self, state: BatchState, actions: np.ndarray, bad_rows) -> None:
+        bad_rows = np.asarray(bad_rows)
+        if bad_rows.size:
+            i = int(bad_rows[0])
+            raise IllegalActionError(
+                f"{self.name}: action {int(actions[i])} ({self.action_to_string(int(actions[i]))}) "
+                f"is illegal in row {i} (player {int(state.current_player[i])} to move)")
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})"
