@@ -1,0 +1,74 @@
+"""What every agent is: a batch of states and masks in, a batch of actions out."""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.rng import uniform01
+
+
+class Agent:
+    """A batched policy over one game core.
+
+    ``act(state, mask)`` returns one action per row: a legal one for rows with
+    a legal action, -1 for finished rows.  Agents that draw random numbers use
+    a per-game stream (their seed, the row's game seed and its ply), so a game
+    plays the same at any batch size.
+    """
+
+    name = "agent"
+
+    def __init__(self, core: GameCore, seed: int = 0):
+        self.core = core
+        self.seed = np.uint64(seed % (1 << 64))
+
+    def act(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
+        return self.act(state, mask)
+
+    def uniforms(self, state: BatchState, salt: int = 0) -> np.ndarray:
+        """One U[0, 1) per row, a pure function of (agent seed, game seed, ply, salt)."""
+        return uniform01(self.seed, state.seed, state.ply.astype(np.uint64), np.uint64(salt))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={int(self.seed)})"
+
+
+@njit(cache=True, parallel=True)
+def sample_legal(mask, u, out):
+    """out[b] = the k-th legal action of row b with k = floor(u[b] * #legal); -1 if none.
+
+    Counts eight mask bytes at a time (each byte is 0 or 1).
+    """
+    A = mask.shape[1]
+    W = A // 8
+    ones = np.uint64(0x0101010101010101)
+    for b in prange(mask.shape[0]):
+        row = mask[b]
+        words = row[: W * 8].view(np.uint64)
+        n = 0
+        for w in range(W):
+            n += np.int64((words[w] * ones) >> np.uint64(56))
+        for a in range(W * 8, A):
+            n += np.int64(row[a])
+        if n == 0:
+            out[b] = -1
+            continue
+        k = min(np.int64(u[b] * n), n - 1)
+        a = 0
+        for w in range(W):
+            c = np.int64((words[w] * ones) >> np.uint64(56))
+            if k < c:
+                break
+            k -= c
+            a += 8
+        while True:
+            if row[a]:
+                if k == 0:
+                    break
+                k -= 1
+            a += 1
+        out[b] = a

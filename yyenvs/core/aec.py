@@ -1,0 +1,180 @@
+"""The PettingZoo AEC environment, written once over any game core.
+
+It follows PettingZoo's classic games: observations are
+``{"observation": ..., "action_mask": int8}``, an illegal action ends the game
+with -1 for the player who made it (0 for the others), and ``env()`` wraps
+``raw_env()`` in the order-enforcing wrapper.  An action outside the action
+space raises :class:`~yyenvs.core.contract.IllegalActionError` instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from yyenvs.core.contract import IllegalActionError
+from yyenvs.core.rendering import HumanWindow
+from yyenvs.core.rng import seeds_from
+from yyenvs.games import GAMES, make_core
+
+
+class GameAECEnv(AECEnv, EzPickle):
+    """One game of ``game`` (a registry name) as a PettingZoo AEC environment."""
+
+    game: str = ""
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "",
+                "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, render_mode: str | None = None, **options):
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r}; allowed: "
+                             f"{self.metadata['render_modes']} or None")
+        self.core = make_core(self.game, **options)
+        self.render_mode = render_mode
+        # "<name>_<seat>" is the form PettingZoo's api_test asks for
+        self.possible_agents = [f"{n}_{i}" for i, n in enumerate(self.core.player_names())]
+        self._seat = {name: i for i, name in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(self.core.observation_low, self.core.observation_high,
+                                      self.core.observation_shape, self.core.observation_dtype),
+            "action_mask": spaces.Box(0, 1, (self.core.num_actions,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
+        self._window = None
+        self._master_seed: int | None = None
+        self._games_played = 0
+        self.state = None
+
+    # pickling keeps the game in progress (EzPickle alone would rebuild a fresh env)
+    def __getstate__(self):
+        return {**self.__dict__, "_window": None}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # -- episode -----------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        if seed is not None or self._master_seed is None:
+            self._master_seed = int(seeds_from(seed, 1)[0] >> np.uint64(1))
+            self._games_played = 0
+        # each reset plays the next game of this env's seeded sequence
+        game_seed = seeds_from(self._master_seed, self._games_played + 1)[-1:]
+        self._games_played += 1
+        self.state = self.core.init(game_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._mask = None
+        self.agent_selection = self.possible_agents[int(self.state.current_player[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _legal_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self.core.legal_action_mask(self.state)[0]
+        return self._mask
+
+    def observe(self, agent):
+        seat = self._seat[agent]
+        obs = self.core.observe(self.state, np.array([seat], np.int8))[0]
+        if agent == self.agent_selection and not self.state.done[0]:
+            mask = self._legal_mask().astype(np.int8)
+        else:
+            mask = np.zeros(self.core.num_actions, np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        action = self._check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        if not self._legal_mask()[action]:
+            # PettingZoo's classic convention: the game ends, the offender gets -1
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.rewards[agent] = -1.0
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.infos[agent] = {"illegal_action": action}
+        else:
+            self.core.step(self.state, np.array([action], np.int64))
+            self._mask = None
+            r = self.state.rewards[0]
+            self.rewards = {a: float(r[i]) for i, a in enumerate(self.possible_agents) if a in self.rewards}
+            if self.state.terminated[0]:
+                self.terminations = dict.fromkeys(self.agents, True)
+            elif self.state.truncated[0]:
+                self.truncations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[int(self.state.current_player[0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action) -> int:
+        if action is None:
+            raise IllegalActionError(f"{self.core.name}: action None for {self.agent_selection}, "
+                                     "whose game is not over")
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"{self.core.name}: action {action!r} is not an integer") from None
+        if a != action or not 0 <= a < self.core.num_actions:
+            raise IllegalActionError(
+                f"{self.core.name}: action {action!r} is outside the action space "
+                f"[0, {self.core.num_actions})")
+        return a
+
+    # -- rendering -------------------------------------------------------------------
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return self.core.render_ansi(self.state, 0)
+        img = self.core.render_rgb(self.state, 0)
+        if self.render_mode == "rgb_array":
+            return img
+        if self._window is None:
+            self._window = HumanWindow(f"yyenvs {self.core.name}")
+        self._window.show(img, self.core.render_ansi(self.state, 0))
+        return None
+
+    def close(self):
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+
+def aec_factories(game: str):
+    """``(raw_env, env)`` for the thin PettingZoo-style module of ``game``."""
+    env_name = GAMES[game][3]
+    raw_env = type("raw_env", (GameAECEnv,), {
+        "game": game,
+        "metadata": {**GameAECEnv.metadata, "name": env_name},
+        "__module__": f"yyenvs.{env_name}",
+        "__qualname__": "raw_env",
+        "__doc__": f"The bare {game} AEC environment (no wrappers).",
+    })
+
+    def env(**kwargs):
+        """The AEC environment wrapped as PettingZoo's classic ``env()``."""
+        return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+    env.__module__ = f"yyenvs.{env_name}"
+    return raw_env, env

@@ -1,0 +1,119 @@
+"""The Gymnasium single-agent environment: one learner seat against opponents.
+
+Registered as ``yyenvs/<Game>-v0``; any core option is a keyword of
+``gym.make``.  Observations are the core's planes/vector from the learner's
+seat; ``action_masks()`` gives the legal actions (for sb3-contrib's
+MaskablePPO) and ``info["action_mask"]`` carries the same.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from yyenvs.agents import make_agent
+from yyenvs.core.contract import IllegalActionError
+from yyenvs.core.learner import LearnerBatch
+from yyenvs.core.rendering import HumanWindow
+from yyenvs.games import make_core
+
+
+class GameEnv(gym.Env):
+    """``game`` (a registry name) for one learner.
+
+    Args:
+        opponent: ``"random"`` (default), ``"greedy"``, ``"mcts[:n]"``, a callable
+            ``f(state, mask) -> actions`` or a checkpoint path.
+        learner_seat: ``"random"`` (drawn per episode) or a seat number; can be
+            overridden per episode with ``reset(options={"learner_seat": ...})``.
+        render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
+        **options: the game's own options.
+
+    An illegal action ends the episode with reward -1 (``info["illegal_action"]``).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+
+    def __init__(self, game: str, opponent="random", learner_seat="random",
+                 render_mode: str | None = None, **options):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r}; allowed: {self.metadata['render_modes']} or None")
+        self.core = make_core(game, **options)
+        self.render_mode = render_mode
+        self.opponent_spec = opponent
+        self._batch = LearnerBatch(self.core, 1, make_agent(opponent, self.core), learner_seat)
+        self.observation_space = spaces.Box(self.core.observation_low, self.core.observation_high,
+                                            self.core.observation_shape, self.core.observation_dtype)
+        self.action_space = spaces.Discrete(self.core.num_actions)
+        self._over = True
+        self._window = None
+
+    @property
+    def state(self):
+        """The core state (a batch of one game)."""
+        return self._batch.state
+
+    @property
+    def learner_seat(self) -> int:
+        return int(self._batch.learner_seat[0])
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if seed is not None or self._batch.state is None:
+            # game seeds follow from the master seed; opponents draw per game from them
+            self._batch.seed(int(self.np_random.integers(0, 2**63)))
+        options = dict(options or {})
+        seat = options.pop("learner_seat", None)
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; allowed: ['learner_seat']")
+        self._batch.state = None
+        self._batch.reset_rows(np.arange(1), seat)
+        self._over = bool(self._batch.state.done[0])
+        if self.render_mode == "human":
+            self.render()
+        return self._batch.observe()[0], self._info(np.zeros(1, bool))
+
+    def _info(self, illegal):
+        info = {"action_mask": self._batch.action_masks()[0].copy(), "learner_seat": self.learner_seat}
+        if illegal[0]:
+            info["illegal_action"] = True
+        return info
+
+    def step(self, action):
+        if self._over:
+            raise RuntimeError("the episode is over; call reset() before step()")
+        try:
+            a = np.array([action]).reshape(1)
+        except Exception:
+            raise IllegalActionError(f"action {action!r} is not an integer") from None
+        reward, terminated, truncated, illegal = self._batch.step(a)
+        self._over = bool(terminated[0] or truncated[0])
+        if self.render_mode == "human":
+            self.render()
+        return (self._batch.observe()[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]),
+                self._info(illegal))
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the learner (bool), as MaskablePPO expects."""
+        return self._batch.action_masks()[0].copy()
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode=... to gym.make")
+            return None
+        if self.state is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return self.core.render_ansi(self.state, 0)
+        img = self.core.render_rgb(self.state, 0)
+        if self.render_mode == "rgb_array":
+            return img
+        if self._window is None:
+            self._window = HumanWindow(f"yyenvs {self.core.name}")
+        self._window.show(img, self.core.render_ansi(self.state, 0))
+        return None
+
+    def close(self):
+        if self._window is not None:
+            self._window.close()
+            self._window = None

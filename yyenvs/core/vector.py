@@ -1,0 +1,93 @@
+"""The batched vector environment: many games in one core state, no subprocesses.
+
+``gym.make_vec("yyenvs/<Game>-v0", num_envs=N, vectorization_mode="vector_entry_point")``
+builds it.  Finished games restart in the same step (Gymnasium's SAME_STEP
+autoreset): the returned observation is the new game's first one and
+``infos["final_obs"]`` / ``infos["_final_obs"]`` hold the last observation of
+the finished game.  Opponent moves are computed for the whole batch at once.
+``action_masks()`` returns the (N, num_actions) legal-action mask.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from yyenvs.agents import make_agent
+from yyenvs.core.learner import LearnerBatch
+from yyenvs.games import make_core
+
+
+class GameVectorEnv(VectorEnv):
+    """``num_envs`` games of ``game`` for one learner (see :class:`GameEnv` for arguments)."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, game: str, num_envs: int = 1, opponent="random", learner_seat="random",
+                 render_mode: str | None = None, **options):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r}; allowed: {self.metadata['render_modes']} or None")
+        self.core = make_core(game, **options)
+        self.render_mode = render_mode
+        self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
+        self.num_envs = self.batch.num_envs
+        self.single_observation_space = spaces.Box(
+            self.core.observation_low, self.core.observation_high, self.core.observation_shape,
+            self.core.observation_dtype)
+        self.single_action_space = spaces.Discrete(self.core.num_actions)
+        self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
+        self.returns = np.zeros(self.num_envs, dtype=np.float32)
+        self.lengths = np.zeros(self.num_envs, dtype=np.int64)
+        self._seeded = False
+
+    def reset(self, *, seed=None, options=None):
+        if seed is not None or not self._seeded:
+            self._np_random, _ = gym.utils.seeding.np_random(seed)
+            self.batch.seed(int(self._np_random.integers(0, 2**63)))
+            self._seeded = True
+        options = dict(options or {})
+        seat = options.pop("learner_seat", None)
+        if options:
+            raise ValueError(f"unknown reset option(s) {sorted(options)}; allowed: ['learner_seat']")
+        if seat is not None:
+            self.batch.learner_seat_option = self.batch._check_seat(seat)
+        obs, mask = self.batch.reset()
+        self.returns[:] = 0
+        self.lengths[:] = 0
+        return obs, {"action_mask": mask.copy(), "learner_seat": self.batch.learner_seat.copy()}
+
+    def step(self, actions):
+        reward, terminated, truncated, illegal = self.batch.step(actions)
+        self.returns += reward
+        self.lengths += 1
+        done = np.flatnonzero(terminated | truncated)
+        infos: dict = {}
+        if done.size:
+            final_obs = np.empty(self.num_envs, dtype=object)
+            last = self.batch.core.observe(self.batch.state.take(done), self.batch.learner_seat[done])
+            for k, i in enumerate(done):
+                final_obs[i] = last[k]
+            flag = np.zeros(self.num_envs, dtype=bool)
+            flag[done] = True
+            episode = {"r": self.returns.copy(), "l": self.lengths.copy(),
+                       "outcome": np.where(illegal, -1.0, np.sign(self.returns)),
+                       "illegal_action": illegal.copy(), "learner_seat": self.batch.learner_seat.copy()}
+            infos.update({"final_obs": final_obs, "_final_obs": flag,
+                          "episode": episode, "_episode": flag})
+            self.returns[done] = 0
+            self.lengths[done] = 0
+            reward = reward + self.batch.reset_rows(done)  # zero unless opponents end a game at once
+        infos["action_mask"] = self.batch.action_masks().copy()
+        return self.batch.observe(), reward, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.batch.action_masks()
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        if self.render_mode == "ansi":
+            return [self.core.render_ansi(self.batch.state, i) for i in range(self.num_envs)]
+        return np.stack([self.core.render_rgb(self.batch.state, i) for i in range(self.num_envs)])

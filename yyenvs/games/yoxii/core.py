@@ -1,0 +1,382 @@
+"""Yoxii: the batched core (rules in ``seeds/yoxii.md``).
+
+Board: 37 squares, a 7x7 grid with a 3-square triangle cut from each corner.
+Cells are numbered row-major over the squares that exist::
+
+         .  .  0  1  2  .  .
+         .  3  4  5  6  7  .
+         8  9 10 11 12 13 14
+        15 16 17 18 19 20 21        18 = centre, the totem's start
+        22 23 24 25 26 27 28
+         . 29 30 31 32 33  .
+         .  . 34 35 36  .  .
+
+Directions N, NE, E, SE, S, SW, W, NW = 0..7 (north = row - 1).
+One action is a whole turn, totem move then placement:
+``action = (direction * 37 + cell) * 4 + (value - 1)``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit, prange
+
+from yyenvs.core import draw
+from yyenvs.core.contract import BatchState, GameCore, OptionError
+
+# --- geometry (module constants, computed once) ------------------------------
+ROW_WIDTHS = (3, 5, 7, 7, 7, 5, 3)
+SIZE = 7
+NUM_CELLS = 37
+NUM_DIRS = 8
+NUM_VALUES = 4
+NUM_ACTIONS = NUM_DIRS * NUM_CELLS * NUM_VALUES  # 1184
+CENTRE = 18
+STOCK = (5, 5, 5, 3)  # pieces of value 1, 2, 3, 4 per player
+DIRECTION_NAMES = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+DELTAS = ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1))
+PLAYER_NAMES = ("white", "red")
+
+
+def _geometry():
+    rc = []
+    for r, width in enumerate(ROW_WIDTHS):
+        first = (SIZE - width) // 2
+        rc += [(r, c) for c in range(first, first + width)]
+    index = {p: i for i, p in enumerate(rc)}
+    neighbour = np.full((NUM_CELLS, NUM_DIRS), -1, dtype=np.int64)
+    for i, (r, c) in enumerate(rc):
+        for d, (dr, dc) in enumerate(DELTAS):
+            neighbour[i, d] = index.get((r + dr, c + dc), -1)
+    return np.array(rc, dtype=np.int64), neighbour
+
+
+CELL_RC, NEIGHBOUR = _geometry()  # (37, 2) row/col of each cell; (37, 8) next cell or -1
+
+
+# --- rules (numba kernels; one function per rule) ----------------------------
+@njit(cache=True)
+def totem_destination(board, totem, player, d):
+    """Where the totem lands moving in direction ``d`` for ``player``, or -1.
+
+    A step onto an adjacent empty square, or a jump over an unbroken line of
+    the mover's own pieces to the first square beyond, which must be empty.
+    """
+    sign = 1 if player == 0 else -1
+    cell = NEIGHBOUR[totem, d]
+    while cell >= 0 and board[cell] * sign > 0:  # own piece: keep jumping
+        cell = NEIGHBOUR[cell, d]
+    if cell < 0 or board[cell] != 0:  # edge, missing square or opponent piece
+        return -1
+    return cell
+
+
+@njit(cache=True)
+def has_totem_move(board, totem, player):
+    for d in range(NUM_DIRS):
+        if totem_destination(board, totem, player, d) >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def placement_cells(board, totem, out):
+    """Fill ``out`` with the squares a piece may go on; return how many.
+
+    ``totem`` is the totem's new square (``board`` is 0 there and on the
+    square it left).  Adjacent empty squares; if none, every empty square.
+    """
+    n = 0
+    for d in range(NUM_DIRS):
+        c = NEIGHBOUR[totem, d]
+        if c >= 0 and board[c] == 0:
+            out[n] = c
+            n += 1
+    if n == 0:  # the "anywhere" case: all neighbours are occupied
+        for c in range(NUM_CELLS):
+            if c != totem and board[c] == 0:
+                out[n] = c
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def adjacent_totals(board, totem):
+    """(sum, count) of each player's pieces adjacent to the totem."""
+    out = np.zeros((2, 2), dtype=np.int64)
+    for d in range(NUM_DIRS):
+        c = NEIGHBOUR[totem, d]
+        if c >= 0 and board[c] != 0:
+            p = 0 if board[c] > 0 else 1
+            out[p, 0] += abs(board[c])
+            out[p, 1] += 1
+    return out
+
+
+@njit(cache=True)
+def final_winner(board, totem):
+    """0 or 1 for the winner, -1 for a draw: higher sum, then more pieces."""
+    t = adjacent_totals(board, totem)
+    if t[0, 0] != t[1, 0]:
+        return 0 if t[0, 0] > t[1, 0] else 1
+    if t[0, 1] != t[1, 1]:
+        return 0 if t[0, 1] > t[1, 1] else 1
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _legal_mask_kernel(board, totem, stock, player, done, mask):
+    for b in prange(board.shape[0]):
+        cells = np.empty(NUM_CELLS, dtype=np.int64)
+        mask[b, :] = False
+        if done[b]:
+            continue
+        p = player[b]
+        t = totem[b]
+        for d in range(NUM_DIRS):
+            dest = totem_destination(board[b], t, p, d)
+            if dest < 0:
+                continue
+            n = placement_cells(board[b], dest, cells)
+            for k in range(n):
+                base = (d * NUM_CELLS + cells[k]) * NUM_VALUES
+                for v in range(NUM_VALUES):
+                    if stock[b, p, v] > 0:
+                        mask[b, base + v] = True
+
+
+@njit(cache=True)
+def _is_legal(board, totem, stock, p, action):
+    d = action // (NUM_CELLS * NUM_VALUES)
+    cell = (action // NUM_VALUES) % NUM_CELLS
+    v = action % NUM_VALUES
+    if stock[p, v] <= 0:
+        return False
+    dest = totem_destination(board, totem, p, d)
+    if dest < 0 or cell == dest or board[cell] != 0:
+        return False
+    # same rule as placement_cells: adjacent if any neighbour is empty, else anywhere
+    adjacent = False
+    any_empty = False
+    for k in range(NUM_DIRS):
+        c = NEIGHBOUR[dest, k]
+        if c >= 0 and board[c] == 0:
+            any_empty = True
+            if c == cell:
+                adjacent = True
+    return adjacent or not any_empty
+
+
+@njit(cache=True, parallel=True)
+def _step_kernel(board, totem, stock, player, rewards, terminated, ply, actions):
+    """Apply the actions; return the first illegal row, or -1 (nothing changed then)."""
+    B = board.shape[0]
+    illegal = np.zeros(B, dtype=np.bool_)
+    for b in prange(B):  # validate every row before touching any
+        a = actions[b]
+        illegal[b] = a >= 0 and not _is_legal(board[b], totem[b], stock[b], player[b], a)
+    for b in range(B):
+        if illegal[b]:
+            return b
+    for b in prange(B):
+        a = actions[b]
+        if a < 0:
+            rewards[b, :] = 0.0
+            continue
+        p = player[b]
+        d = a // (NUM_CELLS * NUM_VALUES)
+        cell = (a // NUM_VALUES) % NUM_CELLS
+        v = a % NUM_VALUES
+        totem[b] = totem_destination(board[b], totem[b], p, d)
+        board[b, cell] = (v + 1) if p == 0 else -(v + 1)
+        stock[b, p, v] -= 1
+        ply[b] += 1
+        nxt = 1 - p
+        player[b] = nxt
+        rewards[b, :] = 0.0
+        # the game ends when the player to move cannot move the totem
+        if not has_totem_move(board[b], totem[b], nxt):
+            terminated[b] = True
+            w = final_winner(board[b], totem[b])
+            if w >= 0:
+                rewards[b, w] = 1.0
+                rewards[b, 1 - w] = -1.0
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _observe_kernel(board, totem, stock, viewer, obs):
+    """Planes (7, 7, 18) from ``viewer``'s side; see ``YoxiiCore.observe``."""
+    for b in prange(board.shape[0]):
+        obs[b] = 0.0
+        me = viewer[b]
+        sign = 1 if me == 0 else -1
+        for c in range(NUM_CELLS):
+            r = CELL_RC[c, 0]
+            col = CELL_RC[c, 1]
+            x = board[b, c] * sign
+            if x > 0:
+                obs[b, r, col, x - 1] = 1.0
+            elif x < 0:
+                obs[b, r, col, 4 - x - 1] = 1.0
+            obs[b, r, col, 9] = 1.0
+            for v in range(NUM_VALUES):
+                obs[b, r, col, 10 + v] = stock[b, me, v] / 5.0
+                obs[b, r, col, 14 + v] = stock[b, 1 - me, v] / 5.0
+        t = totem[b]
+        obs[b, CELL_RC[t, 0], CELL_RC[t, 1], 8] = 1.0
+
+
+@njit(cache=True)
+def _heuristic_kernel(board, totem, terminated, rewards, viewer, out):
+    for b in range(board.shape[0]):
+        me = viewer[b]
+        if terminated[b]:
+            out[b] = 1000.0 * rewards[b, me]
+            continue
+        t = adjacent_totals(board[b], totem[b])
+        out[b] = (t[me, 0] - t[1 - me, 0]) + 0.1 * (t[me, 1] - t[1 - me, 1])
+
+
+# --- the state and the core ----------------------------------------------------
+@dataclasses.dataclass
+class YoxiiState(BatchState):
+    board: np.ndarray  # (B, 37) int8: 0 empty, +v white piece of value v, -v red piece
+    totem: np.ndarray  # (B,) int8 the totem's cell (its square holds 0 on ``board``)
+    stock: np.ndarray  # (B, 2, 4) int8 pieces left per player and value
+
+
+class YoxiiCore(GameCore):
+    """Yoxii for two players; White (seat 0) moves first.  No options."""
+
+    name = "yoxii"
+    env_name = "yoxii_v0"
+    default_options: dict = {}
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        self.num_players = 2
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (SIZE, SIZE, 18)
+        self.max_game_length = NUM_CELLS - 1  # each turn fills one of 36 squares
+
+    def player_names(self):
+        return list(PLAYER_NAMES)
+
+    @staticmethod
+    def encode(direction: int, cell: int, value: int) -> int:
+        """The action for: totem moves ``direction``, piece ``value`` on ``cell``."""
+        if not (0 <= direction < NUM_DIRS and 0 <= cell < NUM_CELLS and 1 <= value <= NUM_VALUES):
+            raise ValueError(f"yoxii: no action for direction={direction}, cell={cell}, value={value}")
+        return (direction * NUM_CELLS + cell) * NUM_VALUES + (value - 1)
+
+    @staticmethod
+    def decode(action: int) -> tuple[int, int, int]:
+        """(direction, cell, value) of an action."""
+        action = int(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"yoxii: action {action} out of range [0, {NUM_ACTIONS})")
+        return (action // (NUM_CELLS * NUM_VALUES), (action // NUM_VALUES) % NUM_CELLS,
+                action % NUM_VALUES + 1)
+
+    def action_to_string(self, action: int) -> str:
+        d, cell, v = self.decode(action)
+        r, c = CELL_RC[cell]
+        return f"totem {DIRECTION_NAMES[d]}, place {v} on {'abcdefg'[c]}{7 - r}"
+
+    # -- contract ---------------------------------------------------------------
+    def init(self, seeds) -> YoxiiState:
+        seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
+        B = seeds.shape[0]
+        return YoxiiState(
+            current_player=np.zeros(B, np.int8),
+            rewards=np.zeros((B, 2), np.float32),
+            terminated=np.zeros(B, bool),
+            truncated=np.zeros(B, bool),
+            ply=np.zeros(B, np.int32),
+            seed=seeds.copy(),
+            board=np.zeros((B, NUM_CELLS), np.int8),
+            totem=np.full(B, CENTRE, np.int8),
+            stock=np.tile(np.array(STOCK, np.int8), (B, 2, 1)),
+        )
+
+    def step(self, state: YoxiiState, actions) -> YoxiiState:
+        actions = self.check_actions(state, actions)
+        bad = _step_kernel(state.board, state.totem, state.stock, state.current_player,
+                           state.rewards, state.terminated, state.ply, actions)
+        if bad >= 0:
+            self.raise_illegal(state, actions, [bad])
+        return state
+
+    def legal_action_mask(self, state: YoxiiState, out=None) -> np.ndarray:
+        if out is None:
+            out = np.empty((state.batch_size, NUM_ACTIONS), dtype=bool)
+        _legal_mask_kernel(state.board, state.totem, state.stock, state.current_player,
+                           state.done, out)
+        return out
+
+    def observe(self, state: YoxiiState, player, out=None) -> np.ndarray:
+        """Planes (7, 7, 18) float32 from seat ``player[i]``'s side.
+
+        0-3 own piece of value 1-4; 4-7 opponent piece of value 1-4; 8 totem;
+        9 square exists; 10-13 own stock of value 1-4 / 5; 14-17 opponent's.
+        """
+        player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
+        if out is None:
+            out = np.empty((state.batch_size, *self.observation_shape), dtype=np.float32)
+        _observe_kernel(state.board, state.totem, state.stock, np.ascontiguousarray(player), out)
+        return out
+
+    def heuristic(self, state: YoxiiState, player) -> np.ndarray:
+        """Own minus opponent value around the totem (+0.1 per piece); ±1000 at the end."""
+        player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
+        out = np.empty(state.batch_size, dtype=np.float64)
+        _heuristic_kernel(state.board, state.totem, state.terminated, state.rewards,
+                          np.ascontiguousarray(player), out)
+        return out
+
+    def scores(self, state: YoxiiState) -> np.ndarray:
+        """(B, 2, 2): per player, (sum, count) of own pieces around the totem."""
+        return np.stack([adjacent_totals(state.board[b], state.totem[b])
+                         for b in range(state.batch_size)])
+
+    # -- rendering ----------------------------------------------------------------
+    def render_ansi(self, state: YoxiiState, index: int = 0) -> str:
+        grid = [["   "] * SIZE for _ in range(SIZE)]
+        for c in range(NUM_CELLS):
+            r, col = CELL_RC[c]
+            x = int(state.board[index, c])
+            grid[r][col] = f"W{x} " if x > 0 else f"R{-x} " if x < 0 else " . "
+        r, col = CELL_RC[int(state.totem[index])]
+        grid[r][col] = " T "
+        lines = [f"{7 - r} " + "".join(row) for r, row in enumerate(grid)]
+        lines.append("   " + "".join(f" {ch} " for ch in "abcdefg"))
+        stock = state.stock[index]
+        lines.append(f"stock white {list(stock[0])}  red {list(stock[1])}  (values 1-4)")
+        if state.terminated[index]:
+            w = np.flatnonzero(state.rewards[index] > 0)
+            lines.append("game over: " + (PLAYER_NAMES[int(w[0])] + " wins" if w.size else "draw"))
+        else:
+            lines.append(f"{PLAYER_NAMES[int(state.current_player[index])]} to move")
+        return "\n".join(lines)
+
+    def render_rgb(self, state: YoxiiState, index: int = 0) -> np.ndarray:
+        cell_px = 64
+        img = draw.canvas(SIZE * cell_px, SIZE * cell_px, (60, 90, 60))
+        for c in range(NUM_CELLS):
+            r, col = CELL_RC[c]
+            y0, x0 = r * cell_px, col * cell_px
+            draw.rect(img, y0 + 2, x0 + 2, y0 + cell_px - 2, x0 + cell_px - 2, (222, 196, 150))
+            cy, cx = y0 + cell_px / 2, x0 + cell_px / 2
+            x = int(state.board[index, c])
+            if x != 0:
+                body, ink = ((250, 250, 245), (40, 40, 40)) if x > 0 else ((190, 40, 40), (250, 230, 230))
+                draw.disc(img, cy, cx, cell_px * 0.4, body)
+                draw.ring(img, cy, cx, cell_px * 0.4, (30, 30, 30), 2)
+                draw.pips(img, cy, cx, abs(x), cell_px * 0.06, ink)
+        r, col = CELL_RC[int(state.totem[index])]
+        cy, cx = r * cell_px + cell_px / 2, col * cell_px + cell_px / 2
+        draw.disc(img, cy, cx, cell_px * 0.42, (40, 160, 70))
+        draw.disc(img, cy, cx, cell_px * 0.15, (230, 240, 120))
+        return img

@@ -1,0 +1,5 @@
+"""Yoxii as a PettingZoo AEC environment: ``env()`` (wrapped) and ``raw_env()``."""
+from yyenvs.core.aec import aec_factories
+
+raw_env, env = aec_factories("yoxii")
+__all__ = ["env", "raw_env"]
