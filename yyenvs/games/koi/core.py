@@ -75,13 +75,15 @@ PLANE_NAMES = ("own koi", "opponent koi", "own fry", "opponent fry", "Taiji",
 # --------------------------------------------------------------------------
 # geometry
 # --------------------------------------------------------------------------
-def neighbour_table(n: int, directions: int) -> np.ndarray:
-    """(N*N, D) int32: the next point from p in direction d, wrapping (spec 2)."""
-    table = np.empty((n * n, directions), dtype=np.int32)
+def ray_table(n: int, directions: int) -> np.ndarray:
+    """(N*N, D, N-1) int32: the points after p along direction d, in order,
+    wrapping on both axes (spec 2); the next step after the last is p again."""
+    table = np.empty((n * n, directions, n - 1), dtype=np.int32)
     for p in range(n * n):
         r, c = divmod(p, n)
         for d, (dr, dc) in enumerate(DIR_VECTORS[directions]):
-            table[p, d] = ((r + dr) % n) * n + (c + dc) % n
+            for i in range(1, n):
+                table[p, d, i - 1] = ((r + i * dr) % n) * n + (c + i * dc) % n
     return table
 
 
@@ -107,42 +109,41 @@ def point_name(p: int, n: int) -> str:
 # numba kernels (one row at a time, looped over the batch)
 # --------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _swim_end(board, b, s, d, nbr, me, n):
+def _swim_end(board, b, s, d, rays, me):
     """The final point of a swim from ``s`` in direction ``d`` by seat ``me``,
-    or -1 when the swim is illegal (spec 4.2 - 4.4).
+    or -1 when the swim is illegal (spec 4.2 - 4.5).
 
-    The koi walks point by point.  The first block (Taiji, own koi, own fry)
-    stops it on the point before; an opposing koi met first makes the move
-    illegal (touch); a block on the very first point leaves no point to stop
-    on; N - 1 steps without a block mean the ray comes back to its (vacated)
+    ``rays[s, d]`` lists the N - 1 points after ``s`` along direction ``d``
+    (wrapping).  The first block (Taiji, own koi, own fry) stops the koi on
+    the point before it; an opposing koi met first makes the move illegal
+    (touch); a block on the very first point leaves no point to stop on;
+    N - 1 points without a block mean the ray comes back to its (vacated)
     start point without meeting one.
     """
     own_koi = 3 + me
     own_fry = 1 + me
     opp_koi = 4 - me
     last = -1
-    p = s
-    for _ in range(n - 1):
-        q = nbr[p, d]
+    for i in range(rays.shape[2]):
+        q = rays[s, d, i]
         v = board[b, q]
         if v == 5 or v == own_koi or v == own_fry:
             return last
         if v == opp_koi:
             return -1
         last = q
-        p = q
     return -1
 
 
 @njit(cache=True)
-def _count_moves(board, koi, b, me, nbr, n, num_dirs, stop_at_first):
+def _count_moves(board, koi, b, me, rays, n, num_dirs, stop_at_first):
     count = 0
     for k in range(5):
         s = koi[b, me, k]
         if s < 0:
             continue
         for d in range(num_dirs):
-            if _swim_end(board, b, s, d, nbr, me, n) >= 0:
+            if _swim_end(board, b, s, d, rays, me) >= 0:
                 count += 1
                 if stop_at_first:
                     return count
@@ -150,7 +151,7 @@ def _count_moves(board, koi, b, me, nbr, n, num_dirs, stop_at_first):
 
 
 @njit(cache=True)
-def _mask_kernel(board, koi, phase, cur, done, nbr, n, num_dirs, out):
+def _mask_kernel(board, koi, phase, cur, done, rays, n, num_dirs, out):
     nb = board.shape[0]
     npts = n * n
     for b in range(nb):
@@ -165,12 +166,12 @@ def _mask_kernel(board, koi, phase, cur, done, nbr, n, num_dirs, out):
                 s = koi[b, me, k]
                 base = npts + k * num_dirs
                 for d in range(num_dirs):
-                    out[b, base + d] = _swim_end(board, b, s, d, nbr, me, n) >= 0
+                    out[b, base + d] = _swim_end(board, b, s, d, rays, me) >= 0
 
 
 @njit(cache=True)
 def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, ply,
-                 winner, actions, nbr, n, num_dirs, win_fry, max_plies):
+                 winner, actions, rays, n, num_dirs, win_fry, max_plies):
     """Apply one action per row in place; returns the first illegal row or -1
     (then nothing has been changed)."""
     nb = board.shape[0]
@@ -189,7 +190,7 @@ def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, pl
                 return b
             k = (a - npts) // num_dirs
             d = (a - npts) % num_dirs
-            if _swim_end(board, b, koi[b, me, k], d, nbr, me, n) < 0:
+            if _swim_end(board, b, koi[b, me, k], d, rays, me) < 0:
                 return b
     # pass 2: apply
     rewards[:] = 0.0
@@ -214,13 +215,12 @@ def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, pl
             k = (a - npts) // num_dirs
             d = (a - npts) % num_dirs
             s = koi[b, me, k]
-            end = _swim_end(board, b, s, d, nbr, me, n)
+            end = _swim_end(board, b, s, d, rays, me)
             # spec 5: fry on the start point, spawn / flip on the way, eat at the end
             board[b, s] = own_fry
             gained = 1
-            p = s
-            while True:
-                p = nbr[p, d]
+            for i in range(rays.shape[2]):
+                p = rays[s, d, i]
                 if p == end:
                     break
                 if board[b, p] == opp_fry:
@@ -236,7 +236,7 @@ def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, pl
         cur[b] = opp
         # spec 6: the win at the threshold, then the loss of a player with no move
         if phase[b] == 1:
-            if fry[b, me] >= win_fry or _count_moves(board, koi, b, opp, nbr, n, num_dirs, True) == 0:
+            if fry[b, me] >= win_fry or _count_moves(board, koi, b, opp, rays, n, num_dirs, True) == 0:
                 terminated[b] = True
                 winner[b] = me
                 rewards[b, me] = 1.0
@@ -249,8 +249,9 @@ def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, pl
 
 @njit(cache=True)
 def _observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out):
+    """Fill every entry of ``out`` (B, N*N, C) (it may come uninitialised)."""
     nb = board.shape[0]
-    n = out.shape[1]
+    npts = board.shape[1]
     for b in range(nb):
         me = np.int64(player[b])
         opp = 1 - me
@@ -258,39 +259,32 @@ def _observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out
         opp_koi = 4 - me
         own_fry = 1 + me
         opp_fry = 2 - me
-        for p in range(n * n):
+        setup = np.float32(1.0 if phase[b] == 0 else 0.0)
+        own = np.float32(min(fry[b, me] / win_fry, 1.0))
+        oth = np.float32(min(fry[b, opp] / win_fry, 1.0))
+        pl = np.float32(min(ply[b] / max_plies, 1.0))
+        for p in range(npts):
             v = board[b, p]
-            r = p // n
-            c = p % n
-            if v == own_koi:
-                out[b, r, c, 0] = 1.0
-            elif v == opp_koi:
-                out[b, r, c, 1] = 1.0
-            elif v == own_fry:
-                out[b, r, c, 2] = 1.0
-            elif v == opp_fry:
-                out[b, r, c, 3] = 1.0
-            elif v == 5:
-                out[b, r, c, 4] = 1.0
+            out[b, p, 0] = 1.0 if v == own_koi else 0.0
+            out[b, p, 1] = 1.0 if v == opp_koi else 0.0
+            out[b, p, 2] = 1.0 if v == own_fry else 0.0
+            out[b, p, 3] = 1.0 if v == opp_fry else 0.0
+            out[b, p, 4] = 1.0 if v == 5 else 0.0
+            for k in range(5):
+                out[b, p, 5 + k] = 0.0
+            out[b, p, 10] = setup
+            out[b, p, 11] = own
+            out[b, p, 12] = oth
+            out[b, p, 13] = pl
         for k in range(5):
             s = koi[b, me, k]
             if s >= 0:
-                out[b, s // n, s % n, 5 + k] = 1.0
-        setup = 1.0 if phase[b] == 0 else 0.0
-        own = min(fry[b, me] / win_fry, 1.0)
-        oth = min(fry[b, opp] / win_fry, 1.0)
-        pl = min(ply[b] / max_plies, 1.0)
-        for r in range(n):
-            for c in range(n):
-                out[b, r, c, 10] = setup
-                out[b, r, c, 11] = own
-                out[b, r, c, 12] = oth
-                out[b, r, c, 13] = pl
+                out[b, s, 5 + k] = 1.0
 
 
 @njit(cache=True)
 def _heuristic_kernel(board, koi, fry, phase, terminated, truncated, winner, player,
-                      nbr, n, num_dirs, mobility_weight, out):
+                      rays, n, num_dirs, mobility_weight, out):
     nb = board.shape[0]
     for b in range(nb):
         me = np.int64(player[b])
@@ -306,8 +300,8 @@ def _heuristic_kernel(board, koi, fry, phase, terminated, truncated, winner, pla
         if truncated[b]:
             out[b] = 0.0
             continue
-        mine = _count_moves(board, koi, b, me, nbr, n, num_dirs, False)
-        theirs = _count_moves(board, koi, b, opp, nbr, n, num_dirs, False)
+        mine = _count_moves(board, koi, b, me, rays, n, num_dirs, False)
+        theirs = _count_moves(board, koi, b, opp, rays, n, num_dirs, False)
         out[b] = (fry[b, me] - fry[b, opp]) + mobility_weight * (mine - theirs)
 
 
@@ -366,7 +360,7 @@ class KoiCore(GameCore):
         self.win_fry = w
         self.max_plies = m
         self.taiji = (n // 2) * n + n // 2
-        self.nbr = neighbour_table(n, d)
+        self.rays = ray_table(n, d)
         self.num_players = 2
         self.num_actions = n * n + NUM_KOI * d
         self.observation_shape = (n, n, NUM_PLANES)
@@ -434,7 +428,7 @@ class KoiCore(GameCore):
         actions = self.check_actions(state, actions)
         bad = _step_kernel(state.board, state.koi, state.fry, state.phase, state.current_player,
                            state.rewards, state.terminated, state.truncated, state.ply,
-                           state.winner, actions, self.nbr, self.board_size, self.num_dirs,
+                           state.winner, actions, self.rays, self.board_size, self.num_dirs,
                            self.win_fry, self.max_plies)
         if bad >= 0:
             self.raise_illegal(state, actions, [bad])
@@ -443,34 +437,35 @@ class KoiCore(GameCore):
     def legal_action_mask(self, state: KoiState) -> np.ndarray:
         out = np.zeros((state.batch_size, self.num_actions), dtype=bool)
         _mask_kernel(state.board, state.koi, state.phase, state.current_player, state.done,
-                     self.nbr, self.board_size, self.num_dirs, out)
+                     self.rays, self.board_size, self.num_dirs, out)
         return out
 
     def observe(self, state: KoiState, player) -> np.ndarray:
         player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
-        out = np.zeros((state.batch_size, *self.observation_shape), dtype=np.float32)
+        n = self.board_size
+        out = np.empty((state.batch_size, n * n, NUM_PLANES), dtype=np.float32)
         _observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply,
                         np.ascontiguousarray(player), float(self.win_fry), float(self.max_plies), out)
-        return out
+        return out.reshape(state.batch_size, n, n, NUM_PLANES)
 
     def heuristic(self, state: KoiState, player) -> np.ndarray:
         player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
         out = np.zeros(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.koi, state.fry, state.phase, state.terminated,
-                          state.truncated, state.winner, np.ascontiguousarray(player), self.nbr,
+                          state.truncated, state.winner, np.ascontiguousarray(player), self.rays,
                           self.board_size, self.num_dirs, float(self.mobility_weight), out)
         return out
 
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""
         player = np.broadcast_to(np.asarray(player, dtype=np.int64), (state.batch_size,))
-        return np.array([_count_moves(state.board, state.koi, b, int(player[b]), self.nbr,
+        return np.array([_count_moves(state.board, state.koi, b, int(player[b]), self.rays,
                                       self.board_size, self.num_dirs, False)
                          for b in range(state.batch_size)], dtype=np.int64)
 
     # -- text boards ----------------------------------------------------------
     def from_text(self, text: str, player: int = 0, ply: int | None = None) -> KoiState:
-        """A one-row state from a text board (spec 8): N lines of N tokens.
+        """A one-row state from a text board (spec 10): N lines of N tokens.
 
         Tokens: ``.`` empty, ``T`` Taiji (must be the centre), ``y`` / ``g``
         a Yin / Yang fry, ``Y`` / ``G`` a Yin / Yang koi, optionally followed
