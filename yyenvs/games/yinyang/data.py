@@ -1,0 +1,336 @@
+"""Yin Yang component data: loading and validating the data file.
+
+The printed component data of Yin Yang (map, Tai Ji board, tracks, tables,
+cards) is not public.  The packaged file ``data/yinyang_standin.json`` holds
+invented stand-ins (each section carries ``"stand_in": true``); a user with
+the printed game passes their own file as the core option ``data_file``.
+The format is documented in ``seeds/yinyang.md`` (section "Data file").
+
+:func:`load_data` refuses a malformed file with a :class:`DataFileError`
+whose message names the offending field (e.g. ``links.road[3][1]``).
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from yyenvs.core.contract import OptionError
+
+DEFAULT_DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "yinyang_standin.json")
+
+GOODS = ("bronze", "bone", "jade", "silk")
+TRIGRAMS = ("Qian", "Dui", "Li", "Zhen", "Xun", "Kan", "Gen", "Kun")
+LOWER_KINDS = ("none", "goods", "temple", "carriage", "boat")
+COLOURS = ("red", "blue")
+SIDES = ("2-3", "4")
+NUM_KINGDOMS = 7  # the rule text: seven kingdoms, seven solo tiles
+
+
+class DataFileError(OptionError):
+    """A Yin Yang data file that is malformed; the message names the field."""
+
+
+@dataclass
+class YinYangData:
+    """The validated data as numpy arrays (what the kernels use)."""
+
+    source: str
+    stand_in: bool
+    city_names: list
+    kingdom_names: list
+    capital: int  # index of Luo
+    kingdom: np.ndarray  # (N,) int8, -1 for the capital
+    colour: np.ndarray  # (N,) int8, 0 red, 1 blue
+    pos: np.ndarray  # (N, 2) float, drawing position in [0, 1]
+    road: np.ndarray  # (N, N) bool
+    river: np.ndarray  # (N, N) bool
+    ocean: np.ndarray  # (N, N) bool
+    kpoints: np.ndarray  # (K, 2) int16 first / second place points
+    lower: np.ndarray  # (8, 3) int8: kind, turn-order steps, cards
+    to_values: np.ndarray  # (S,) int16 printed value per track space
+    goods_per_kind: int
+    bag_per_kind: int
+    start_tokens: dict  # side -> {players: (5,) int (b, o, j, s, disaster), all_cities: bool}
+    dev_spaces: np.ndarray  # (16,) int8 printed goods kind
+    perimeter: np.ndarray  # (16,) bool
+    lines: np.ndarray  # (10, 16) bool: line l contains space s
+    goods_missions: np.ndarray  # (M, 4) int8
+    temple_missions: np.ndarray  # (T, K) int8 requirements sorted descending, 0-padded
+    di_start: np.ndarray  # (4,) int8 cards by turn-order position
+
+    @property
+    def num_cities(self) -> int:
+        return len(self.city_names)
+
+    @property
+    def boat(self) -> np.ndarray:
+        return self.river | self.ocean
+
+
+def _fail(field, msg):
+    raise DataFileError(f"yinyang data file: field '{field}': {msg}")
+
+
+def _get(obj, key, field, typ=None):
+    if not isinstance(obj, dict):
+        _fail(field, f"expected an object, got {type(obj).__name__}")
+    full = f"{field}.{key}" if field else key
+    if key not in obj:
+        _fail(full, "missing")
+    val = obj[key]
+    if typ is not None and not _is(val, typ):
+        _fail(full, f"expected {_tname(typ)}, got {type(val).__name__} {val!r}"[:200])
+    return val
+
+
+def _is(val, typ):
+    if typ is int:
+        return isinstance(val, int) and not isinstance(val, bool)
+    return isinstance(val, typ)
+
+
+def _tname(typ):
+    return {int: "an integer", str: "a string", list: "a list", dict: "an object",
+            bool: "true/false"}.get(typ, str(typ))
+
+
+def _int(val, field, lo=None, hi=None):
+    if not _is(val, int):
+        _fail(field, f"expected an integer, got {type(val).__name__} {val!r}")
+    if lo is not None and val < lo:
+        _fail(field, f"must be >= {lo}, got {val}")
+    if hi is not None and val > hi:
+        _fail(field, f"must be <= {hi}, got {val}")
+    return val
+
+
+def load_data(path: str | None = None) -> YinYangData:
+    """Load and validate a data file (None: the packaged stand-in file)."""
+    path = DEFAULT_DATA_FILE if path is None else os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = json.load(f)
+    except OSError as e:
+        raise DataFileError(f"yinyang data file {path!r} cannot be read: {e}") from None
+    except json.JSONDecodeError as e:
+        raise DataFileError(f"yinyang data file {path!r} is not valid JSON: {e}") from None
+    return validate(raw, source=path)
+
+
+def validate(raw, source: str = "<dict>") -> YinYangData:
+    """Validate a parsed data file (a dict); raise DataFileError naming the field."""
+    if not isinstance(raw, dict):
+        _fail("<root>", "expected a JSON object")
+    stand_in = bool(raw.get("stand_in", False))
+
+    # kingdoms
+    klist = _get(_get(raw, "kingdoms", "", dict), "list", "kingdoms", list)
+    if len(klist) != NUM_KINGDOMS:
+        _fail("kingdoms.list", f"the rule text has {NUM_KINGDOMS} kingdoms, got {len(klist)}")
+    knames, kpoints = [], []
+    for i, k in enumerate(klist):
+        f = f"kingdoms.list[{i}]"
+        name = _get(k, "name", f, str)
+        if name in knames:
+            _fail(f + ".name", f"duplicate kingdom {name!r}")
+        pts = _get(k, "points", f, list)
+        if len(pts) != 2:
+            _fail(f + ".points", "expected [first, second]")
+        kpoints.append([_int(p, f"{f}.points[{j}]", 0, 1000) for j, p in enumerate(pts)])
+        knames.append(name)
+
+    # capital and cities
+    cap = _get(raw, "capital", "", dict)
+    cap_name = _get(cap, "name", "capital", str)
+    clist = _get(_get(raw, "cities", "", dict), "list", "cities", list)
+    if not 2 <= len(clist) <= 120:
+        _fail("cities.list", f"expected 2..120 cities, got {len(clist)}")
+    names, kingdom, colour, pos = [], [], [], []
+    for i, c in enumerate(clist):
+        f = f"cities.list[{i}]"
+        name = _get(c, "name", f, str)
+        if name in names:
+            _fail(f + ".name", f"duplicate city {name!r}")
+        names.append(name)
+        if name == cap_name:
+            if c.get("kingdom") is not None:
+                _fail(f + ".kingdom", "the capital belongs to no kingdom (use null)")
+            kingdom.append(-1)
+        else:
+            kn = _get(c, "kingdom", f, str)
+            if kn not in knames:
+                _fail(f + ".kingdom", f"unknown kingdom {kn!r}")
+            kingdom.append(knames.index(kn))
+        col = _get(c, "colour", f, str)
+        if col not in COLOURS:
+            _fail(f + ".colour", f"expected one of {COLOURS}, got {col!r}")
+        colour.append(COLOURS.index(col))
+        p = c.get("pos", [0.5 + 0.4 * np.cos(2 * np.pi * i / len(clist)),
+                          0.5 + 0.4 * np.sin(2 * np.pi * i / len(clist))])
+        if (not isinstance(p, list) or len(p) != 2
+                or not all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in p)):
+            _fail(f + ".pos", "expected [x, y] with numbers in [0, 1]")
+        pos.append(p)
+    if cap_name not in names:
+        _fail("capital.name", f"capital {cap_name!r} is not a city in cities.list")
+    n = len(names)
+    for k in range(NUM_KINGDOMS):
+        if k not in kingdom:
+            _fail("kingdoms.list", f"kingdom {knames[k]!r} has no city")
+
+    # links
+    links = _get(raw, "links", "", dict)
+    mats = {}
+    for kind in ("road", "river", "ocean"):
+        lst = _get(links, kind, "links", list)
+        m = np.zeros((n, n), dtype=bool)
+        for j, e in enumerate(lst):
+            f = f"links.{kind}[{j}]"
+            if not isinstance(e, list) or len(e) != 2:
+                _fail(f, "expected a pair [city, city]")
+            for q in range(2):
+                if not isinstance(e[q], str) or e[q] not in names:
+                    _fail(f"{f}[{q}]", f"unknown city {e[q]!r}")
+            a, b = names.index(e[0]), names.index(e[1])
+            if a == b:
+                _fail(f, "a link must join two different cities")
+            m[a, b] = m[b, a] = True
+        mats[kind] = m
+    # connected map (roads, rivers and ocean together)
+    allm = mats["road"] | mats["river"] | mats["ocean"]
+    seen = np.zeros(n, dtype=bool)
+    stack = [0]
+    seen[0] = True
+    while stack:
+        a = stack.pop()
+        for b in np.flatnonzero(allm[a]):
+            if not seen[b]:
+                seen[b] = True
+                stack.append(int(b))
+    if not seen.all():
+        lost = [names[i] for i in np.flatnonzero(~seen)]
+        _fail("links", f"the map is not connected; unreachable from {names[0]!r}: {lost[:6]}")
+
+    # lower divination
+    ld = _get(_get(raw, "lower_divination", "", dict), "actions", "lower_divination", dict)
+    lower = np.zeros((8, 3), dtype=np.int8)
+    for t, tri in enumerate(TRIGRAMS):
+        f = f"lower_divination.actions.{tri}"
+        e = _get(ld, tri, "lower_divination.actions", dict)
+        kind = _get(e, "action", f, str)
+        if kind not in LOWER_KINDS:
+            _fail(f + ".action", f"expected one of {LOWER_KINDS}, got {kind!r}")
+        lower[t] = (LOWER_KINDS.index(kind), _int(e.get("turn_order", 0), f + ".turn_order", 0, 20),
+                    _int(e.get("cards", 0), f + ".cards", 0, 8))
+
+    # turn order track
+    vals = _get(_get(raw, "turn_order_track", "", dict), "values", "turn_order_track", list)
+    if not 2 <= len(vals) <= 100:
+        _fail("turn_order_track.values", "expected 2..100 spaces")
+    vals = [_int(v, f"turn_order_track.values[{i}]", 0, 1000) for i, v in enumerate(vals)]
+    if any(b < a for a, b in zip(vals, vals[1:])):
+        _fail("turn_order_track.values", "printed values must not decrease along the track")
+
+    # goods
+    g = _get(raw, "goods", "", dict)
+    per_kind = _int(_get(g, "per_kind", "goods"), "goods.per_kind", 1, 100)
+    bag_per = _int(_get(g, "bag_per_kind", "goods"), "goods.bag_per_kind", 0, 100)
+
+    # starting tokens
+    sides = _get(_get(raw, "starting_tokens", "", dict), "sides", "starting_tokens", dict)
+    start = {}
+    for side, rows in sides.items():
+        f0 = f"starting_tokens.sides.{side}"
+        if side not in SIDES:
+            _fail(f0, f"unknown board side {side!r}; expected one of {SIDES}")
+        if not isinstance(rows, dict):
+            _fail(f0, "expected an object keyed by player count")
+        start[side] = {}
+        for pc, row in rows.items():
+            f = f"{f0}.{pc}"
+            if pc not in ("1", "2", "3", "4"):
+                _fail(f, "player count must be '1'..'4'")
+            which = _get(row, "cities", f, str)
+            if which not in ("red", "all"):
+                _fail(f + ".cities", f"expected 'red' or 'all', got {which!r}")
+            counts = [_int(_get(row, k, f), f"{f}.{k}", 0, 100) for k in GOODS + ("disaster",)]
+            eligible = sum(1 for i in range(n) if names[i] != cap_name
+                           and (which == "all" or colour[i] == 0))
+            if sum(counts) != eligible:
+                _fail(f, f"{sum(counts)} tokens for {eligible} eligible cities (need one each)")
+            for q, k in enumerate(GOODS):
+                if counts[q] + bag_per > per_kind:
+                    _fail(f"{f}.{k}", f"{counts[q]} on the map + {bag_per} in the bag exceed "
+                                      f"goods.per_kind = {per_kind}")
+            free = n - 1 - counts[4]
+            if free < 1:
+                _fail(f + ".disaster", "no city is left for the pawns")
+            start[side][int(pc)] = (np.array(counts, dtype=np.int16), which == "all")
+    if not any(start.values()):
+        _fail("starting_tokens.sides", "no table")
+
+    # development area
+    da = _get(raw, "development_area", "", dict)
+    sp = _get(da, "spaces", "development_area", list)
+    if len(sp) != 16:
+        _fail("development_area.spaces", f"expected 16 spaces, got {len(sp)}")
+    for i, s in enumerate(sp):
+        if s not in GOODS:
+            _fail(f"development_area.spaces[{i}]", f"expected one of {GOODS}, got {s!r}")
+    dev = np.array([GOODS.index(s) for s in sp], dtype=np.int8)
+    per = _get(da, "perimeter", "development_area", list)
+    perim = np.zeros(16, dtype=bool)
+    for i, s in enumerate(per):
+        perim[_int(s, f"development_area.perimeter[{i}]", 0, 15)] = True
+    lns = _get(da, "lines", "development_area", list)
+    if len(lns) != 10:
+        _fail("development_area.lines", f"the rule text has 10 lines, got {len(lns)}")
+    lines = np.zeros((10, 16), dtype=bool)
+    for i, ln in enumerate(lns):
+        if not isinstance(ln, list) or not ln:
+            _fail(f"development_area.lines[{i}]", "expected a non-empty list of spaces")
+        for j, s in enumerate(ln):
+            lines[i, _int(s, f"development_area.lines[{i}][{j}]", 0, 15)] = True
+
+    # missions
+    gm = _get(_get(raw, "goods_missions", "", dict), "list", "goods_missions", list)
+    if not 4 <= len(gm) <= 64:
+        _fail("goods_missions.list", "expected 4..64 cards (one per player at least)")
+    gmis = np.zeros((len(gm), 4), dtype=np.int8)
+    for i, m in enumerate(gm):
+        f = f"goods_missions.list[{i}]"
+        if not isinstance(m, dict):
+            _fail(f, "expected an object {good: count}")
+        for k, v in m.items():
+            if k not in GOODS:
+                _fail(f"{f}.{k}", f"unknown good {k!r}")
+            gmis[i, GOODS.index(k)] = _int(v, f"{f}.{k}", 0, per_kind)
+    tm = _get(_get(raw, "temple_missions", "", dict), "list", "temple_missions", list)
+    if not 4 <= len(tm) <= 64:
+        _fail("temple_missions.list", "expected 4..64 cards (one per player at least)")
+    tmis = np.zeros((len(tm), NUM_KINGDOMS), dtype=np.int8)
+    for i, m in enumerate(tm):
+        f = f"temple_missions.list[{i}]"
+        if not isinstance(m, list) or not 1 <= len(m) <= NUM_KINGDOMS:
+            _fail(f, f"expected a list of 1..{NUM_KINGDOMS} temple counts (distinct kingdoms)")
+        req = sorted((_int(v, f"{f}[{j}]", 1, 13) for j, v in enumerate(m)), reverse=True)
+        tmis[i, :len(req)] = req
+
+    di = _get(_get(raw, "divine_intervention_start", "", dict), "by_position",
+              "divine_intervention_start", list)
+    if len(di) != 4:
+        _fail("divine_intervention_start.by_position", "expected 4 numbers (positions 1..4)")
+    di = [_int(v, f"divine_intervention_start.by_position[{i}]", 0, 8) for i, v in enumerate(di)]
+
+    return YinYangData(
+        source=source, stand_in=stand_in, city_names=names, kingdom_names=knames,
+        capital=names.index(cap_name), kingdom=np.array(kingdom, dtype=np.int8),
+        colour=np.array(colour, dtype=np.int8), pos=np.array(pos, dtype=np.float64),
+        road=mats["road"], river=mats["river"], ocean=mats["ocean"],
+        kpoints=np.array(kpoints, dtype=np.int16), lower=lower,
+        to_values=np.array(vals, dtype=np.int16), goods_per_kind=per_kind, bag_per_kind=bag_per,
+        start_tokens=start, dev_spaces=dev, perimeter=perim, lines=lines,
+        goods_missions=gmis, temple_missions=tmis, di_start=np.array(di, dtype=np.int8))
