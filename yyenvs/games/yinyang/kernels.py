@@ -855,6 +855,7 @@ def init_kernel(rng, flow, order, city, taiji, goods, pl, dev, over, lines, solo
         shuffle(rng, i, tmp, ntm)
         for p in range(P):
             pl[i, p, Q_TMIS] = -1 if is_solo else tmp[p]
+        for p in range(P):
             dev[i, p, :] = 0
             over[i, p, :] = 0
             for t in range(10):
