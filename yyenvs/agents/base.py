@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import uniform01
 
 
@@ -37,7 +38,7 @@ class Agent:
         return f"{type(self).__name__}(seed={int(self.seed)})"
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel
 def sample_legal(mask, u, out):
     """out[b] = the k-th legal action of row b with k = floor(u[b] * #legal); -1 if none.
 

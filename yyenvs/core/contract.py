@@ -29,6 +29,7 @@ import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
+from numba import njit
 
 
 class IllegalActionError(ValueError):
@@ -147,6 +148,18 @@ class GameCore(abc.ABC):
     def observe(self, state: BatchState, player: np.ndarray) -> np.ndarray:
         """(B, *observation_shape) observation of row i from seat player[i]."""
 
+    def seats(self, state: BatchState, player) -> np.ndarray:
+        """``player`` (a seat or one per row) as a contiguous (B,) int8 array."""
+        if (type(player) is np.ndarray and player.dtype == np.int8  # noqa: E721
+                and player.shape == (state.batch_size,) and player.flags.c_contiguous):
+            return player
+        player = np.asarray(player)
+        if player.ndim > 1 or (player.ndim == 1 and player.shape[0] != state.batch_size):
+            raise ValueError(f"{self.name}: player must be a seat or one seat per row, got shape {player.shape}")
+        if np.any((player < 0) | (player >= self.num_players)):
+            raise ValueError(f"{self.name}: seats are 0..{self.num_players - 1}, got {player}")
+        return np.ascontiguousarray(np.broadcast_to(player.astype(np.int8), (state.batch_size,)))
+
     def heuristic(self, state: BatchState, player: np.ndarray) -> np.ndarray:
         """(B,) float value of each row for seat player[i] (greedy, MCTS).
 
@@ -170,6 +183,19 @@ class GameCore(abc.ABC):
 
         Legality against the rules is checked by each game's ``step``.
         """
+        if not (type(actions) is np.ndarray and actions.dtype == np.int64  # noqa: E721
+                and actions.shape == (state.batch_size,)):
+            actions = self._coerce_actions(state, actions)
+        i = _first_bad_action(actions, state.terminated, state.truncated, self.num_actions)
+        if i >= 0:
+            if actions[i] >= self.num_actions:
+                raise IllegalActionError(
+                    f"{self.name}: action {int(actions[i])} (row {i}) is out of range "
+                    f"[0, {self.num_actions})")
+            raise IllegalActionError(f"{self.name}: row {i} is over; pass -1 to skip it")
+        return actions
+
+    def _coerce_actions(self, state: BatchState, actions) -> np.ndarray:
         actions = np.asarray(actions)
         if actions.shape != (state.batch_size,):
             raise IllegalActionError(
@@ -179,19 +205,7 @@ class GameCore(abc.ABC):
                 actions = actions.astype(np.int64)
             else:
                 raise IllegalActionError(f"{self.name}: actions must be integers, got {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False)
-        bad = np.flatnonzero(actions >= self.num_actions)
-        if bad.size:
-            i = int(bad[0])
-            raise IllegalActionError(
-                f"{self.name}: action {int(actions[i])} (row {i}) is out of range "
-                f"[0, {self.num_actions})")
-        live = actions >= 0
-        over = np.flatnonzero(live & state.done)
-        if over.size:
-            i = int(over[0])
-            raise IllegalActionError(f"{self.name}: row {i} is over; pass -1 to skip it")
-        return actions
+        return actions.astype(np.int64, copy=False)
 
     def raise_illegal(self, state: BatchState, actions: np.ndarray, bad_rows) -> None:
         bad_rows = np.asarray(bad_rows)
@@ -204,3 +218,13 @@ class GameCore(abc.ABC):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}({opts})"
+
+
+@njit(cache=True)
+def _first_bad_action(actions, terminated, truncated, num_actions):
+    """First row with an action past the range or an action on a finished game; -1 if none."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a >= num_actions or (a >= 0 and (terminated[i] or truncated[i])):
+            return i
+    return -1

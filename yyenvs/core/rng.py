@@ -9,11 +9,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_GAMMA = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
 @njit(cache=True, inline="always")
 def mix64(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -34,19 +29,28 @@ def next_below(rng, i, n):
     return np.int64(next_u64(rng, i) % np.uint64(n))
 
 
-def hash_u64(*words: np.ndarray) -> np.ndarray:
-    """Vectorised SplitMix64 hash of several uint64 words (broadcast)."""
-    with np.errstate(over="ignore"):
-        acc = np.zeros(np.broadcast(*words).shape, dtype=np.uint64)
-        for w in words:
-            z = acc ^ (np.asarray(w, dtype=np.uint64) + _GAMMA)
-            z = (z ^ (z >> np.uint64(30))) * _M1
-            z = (z ^ (z >> np.uint64(27))) * _M2
-            acc = z ^ (z >> np.uint64(31))
-    return acc
+@njit(cache=True)
+def _hash_rows(words, out):
+    for i in range(out.shape[0]):
+        acc = np.uint64(0)
+        for k in range(words.shape[0]):
+            acc = mix64(acc ^ (words[k, i] + np.uint64(0x9E3779B97F4A7C15)))
+        out[i] = acc
 
 
-def uniform01(*words: np.ndarray) -> np.ndarray:
+def hash_u64(*words) -> np.ndarray:
+    """SplitMix64 hash of several uint64 words, broadcast against each other."""
+    arrays = np.broadcast_arrays(*[np.asarray(w, dtype=np.uint64) for w in words])
+    shape = arrays[0].shape
+    stacked = np.empty((len(arrays), int(np.prod(shape))), dtype=np.uint64)
+    for k, a in enumerate(arrays):
+        stacked[k] = a.reshape(-1)
+    out = np.empty(stacked.shape[1], dtype=np.uint64)
+    _hash_rows(stacked, out)
+    return out.reshape(shape)
+
+
+def uniform01(*words) -> np.ndarray:
     """A float in [0, 1) per element, a pure function of the words."""
     return (hash_u64(*words) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 

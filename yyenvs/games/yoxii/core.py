@@ -23,7 +23,8 @@ import numpy as np
 from numba import njit, prange
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore, OptionError
+from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.kernels import batch_kernel
 
 # --- geometry (module constants, computed once) ------------------------------
 ROW_WIDTHS = (3, 5, 7, 7, 7, 5, 3)
@@ -125,7 +126,7 @@ def final_winner(board, totem):
     return -1
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel
 def _legal_mask_kernel(board, totem, stock, player, done, mask):
     for b in prange(board.shape[0]):
         cells = np.empty(NUM_CELLS, dtype=np.int64)
@@ -168,7 +169,7 @@ def _is_legal(board, totem, stock, p, action):
     return adjacent or not any_empty
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel
 def _step_kernel(board, totem, stock, player, rewards, terminated, ply, actions):
     """Apply the actions; return the first illegal row, or -1 (nothing changed then)."""
     B = board.shape[0]
@@ -205,7 +206,7 @@ def _step_kernel(board, totem, stock, player, rewards, terminated, ply, actions)
     return -1
 
 
-@njit(cache=True, parallel=True)
+@batch_kernel
 def _observe_kernel(board, totem, stock, viewer, obs):
     """Planes (7, 7, 18) from ``viewer``'s side; see ``YoxiiCore.observe``."""
     for b in prange(board.shape[0]):
@@ -228,9 +229,9 @@ def _observe_kernel(board, totem, stock, viewer, obs):
         obs[b, CELL_RC[t, 0], CELL_RC[t, 1], 8] = 1.0
 
 
-@njit(cache=True)
+@batch_kernel
 def _heuristic_kernel(board, totem, terminated, rewards, viewer, out):
-    for b in range(board.shape[0]):
+    for b in prange(board.shape[0]):
         me = viewer[b]
         if terminated[b]:
             out[b] = 1000.0 * rewards[b, me]
@@ -322,18 +323,17 @@ class YoxiiCore(GameCore):
         0-3 own piece of value 1-4; 4-7 opponent piece of value 1-4; 8 totem;
         9 square exists; 10-13 own stock of value 1-4 / 5; 14-17 opponent's.
         """
-        player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
+        player = self.seats(state, player)
         if out is None:
             out = np.empty((state.batch_size, *self.observation_shape), dtype=np.float32)
-        _observe_kernel(state.board, state.totem, state.stock, np.ascontiguousarray(player), out)
+        _observe_kernel(state.board, state.totem, state.stock, player, out)
         return out
 
     def heuristic(self, state: YoxiiState, player) -> np.ndarray:
         """Own minus opponent value around the totem (+0.1 per piece); ±1000 at the end."""
-        player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
         out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.totem, state.terminated, state.rewards,
-                          np.ascontiguousarray(player), out)
+                          self.seats(state, player), out)
         return out
 
     def scores(self, state: YoxiiState) -> np.ndarray:

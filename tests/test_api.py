@@ -1,0 +1,200 @@
+"""The generic layers over every available game: PettingZoo, Gymnasium, SB3, vector env."""
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import yyenvs
+from yyenvs.core.aec import aec_factories
+from yyenvs.core.contract import IllegalActionError, OptionError
+from yyenvs.games import GAMES, available_games
+
+VARIANTS = {
+    "yoxii": [{}],
+    "koi": [{}, {"board_size": 7, "directions": 4}],
+    "yinyang": [{"num_players": n} for n in (1, 2, 3, 4)],
+}
+CASES = [(g, o) for g in available_games() for o in VARIANTS.get(g, [{}])]
+IDS = [g + "".join(f"-{k}={v}" for k, v in o.items()) for g, o in CASES]
+
+
+def env_fn(game, options):
+    _raw, env = aec_factories(game)
+    return lambda **kw: env(**options, **kw)
+
+
+def gym_id(game):
+    return GAMES[game][2]
+
+
+@pytest.mark.parametrize("game, options", CASES, ids=IDS)
+def test_pettingzoo_api_seed_render(game, options):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env_fn(game, options)(), num_cycles=300)
+    naming = [w for w in caught if "named" in str(w.message) or "numbered" in str(w.message)]
+    assert not naming, [str(w.message) for w in naming]
+    seed_test(env_fn(game, options), num_cycles=300)
+    render_test(env_fn(game, options))
+
+
+@pytest.mark.parametrize("game, options", CASES, ids=IDS)
+def test_gymnasium_and_sb3_check_env(game, options):
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+    env = gym.make(gym_id(game), **options)
+    check_env(env.unwrapped, skip_render_check=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SB3 suggests uint8 images for CNNs; planes are float
+        sb3_check_env(gym.make(gym_id(game), **options).unwrapped)
+
+
+@pytest.mark.parametrize("game, options", CASES, ids=IDS)
+def test_pickle_mid_game_replays_identically(game, options):
+    env = env_fn(game, options)()
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+
+    def play(e, n, rng):
+        out = []
+        for _ in range(n):
+            obs, _r, term, trunc, _ = e.last()
+            if term or trunc:
+                break
+            a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(a)
+            out.append((a, e.unwrapped.state.ply.copy()))
+        return out
+
+    play(env, 7, rng)
+    clone = pickle.loads(pickle.dumps(env))
+    a = play(env, 30, np.random.default_rng(1))
+    b = play(clone, 30, np.random.default_rng(1))
+    assert [x[0] for x in a] == [x[0] for x in b]
+    ua, ub = env.unwrapped.state, clone.unwrapped.state
+    for f in vars(ua):
+        assert np.array_equal(getattr(ua, f), getattr(ub, f)), f
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_registrations(game):
+    import pettingzoo
+    env = gym.make(gym_id(game))
+    obs, info = env.reset(seed=0)
+    assert obs.shape == env.observation_space.shape and info["action_mask"].any()
+    vec = gym.make_vec(gym_id(game), num_envs=3, vectorization_mode="vector_entry_point")
+    obs, info = vec.reset(seed=0)
+    assert obs.shape[0] == 3 and vec.action_masks().shape == (3, vec.single_action_space.n)
+    pz = pettingzoo.make("aec", f"yyenvs/{game}-v0")
+    pz.reset(seed=0)
+    assert pz.agents == pz.possible_agents
+    module = getattr(yyenvs, GAMES[game][3])
+    assert type(module.raw_env()).__name__ == "raw_env"
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_first_agent_moves_first_and_illegal_action_penalty(game):
+    env = env_fn(game, VARIANTS[game][0])()
+    env.reset(seed=1)
+    assert env.agent_selection == env.possible_agents[0]
+    mover = env.agent_selection
+    obs = env.observe(mover)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert env.rewards[mover] == -1.0
+    assert all(r == 0 for a, r in env.rewards.items() if a != mover)
+    assert env.infos[mover]["illegal_action"] == illegal
+
+
+@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("bad", [-1, 10**6, 2.5, "x", None])
+def test_out_of_range_action_raises_clearly(game, bad):
+    env = env_fn(game, VARIANTS[game][0])()
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="action"):
+        env.step(bad)
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_gym_env_illegal_action_penalty_and_errors(game):
+    env = gym.make(gym_id(game)).unwrapped
+    obs, info = env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    obs, r, term, trunc, info = env.step(illegal)
+    assert (r, term, info.get("illegal_action")) == (-1.0, True, True)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        env.step(env.action_space.n)
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"seat": 0})
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_bad_keywords_are_refused_by_name(game):
+    with pytest.raises(OptionError, match="no_such_option"):
+        gym.make(gym_id(game), no_such_option=1)
+    with pytest.raises(OptionError, match="learner_seat"):
+        gym.make(gym_id(game), learner_seat=7)
+    with pytest.raises(OptionError, match="unknown opponent"):
+        gym.make(gym_id(game), opponent="grandmaster")
+    with pytest.raises(ValueError, match="render_mode"):
+        env_fn(game, {})(render_mode="3d")
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_learner_seat_option_and_both_seats_reached(game):
+    env = gym.make(gym_id(game)).unwrapped
+    seats = set()
+    for k in range(40):
+        _, info = env.reset(seed=k)
+        seats.add(info["learner_seat"])
+    assert seats == set(range(env.core.num_players))
+    _, info = env.reset(seed=3, options={"learner_seat": 0})
+    assert info["learner_seat"] == 0 and env.state.current_player[0] == 0
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_vector_env_is_batch_size_independent_and_autoresets(game):
+    def run(num_envs, steps=60):
+        vec = gym.make_vec(gym_id(game), num_envs=num_envs, vectorization_mode="vector_entry_point")
+        obs, _ = vec.reset(seed=11)
+        first_obs, rewards, finals = [obs[0].copy()], [], 0
+        for t in range(steps):
+            mask = vec.action_masks()
+            # a deterministic legal choice per env: the legal action at a fixed fraction
+            acts = np.array([np.flatnonzero(m)[(7 * t) % m.sum()] for m in mask])
+            obs, r, term, trunc, info = vec.step(acts)
+            first_obs.append(obs[0].copy())
+            rewards.append(r[0])
+            if "_final_obs" in info:
+                finals += int(info["_final_obs"].sum())
+                assert (np.abs(info["episode"]["outcome"][info["_episode"]]) <= 1).all()
+        return np.array(first_obs), np.array(rewards), finals
+
+    o1, r1, _ = run(1)
+    o4, r4, finals = run(4)
+    assert np.array_equal(o1, o4) and np.array_equal(r1, r4)
+    assert finals > 0 or game == "yinyang"
+
+
+def test_vector_env_gives_each_seat_its_own_reward():
+    from yyenvs.core.vector import GameVectorEnv
+    vec = GameVectorEnv("yoxii", num_envs=64, opponent="random")
+    vec.reset(seed=0)
+    total = {0: [], 1: []}
+    for _ in range(40):
+        acts = np.array([np.flatnonzero(m)[0] for m in vec.action_masks()])
+        _, r, term, trunc, info = vec.step(acts)
+        if "_episode" in info:
+            ep = info["episode"]
+            for i in np.flatnonzero(info["_episode"]):
+                total[int(ep["learner_seat"][i])].append(float(r[i]))
+                # the learner's reward is its own seat's result
+                assert r[i] == ep["outcome"][i]
+    assert total[0] and total[1]

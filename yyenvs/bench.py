@@ -1,0 +1,163 @@
+"""``yyenvs bench``: steps per second and memory, with the hardware, in one run.
+
+Measures random legal play (legal-action mask + observation + step + auto-reset
+of finished games) on each game's batched core at several batch sizes, then
+one game through the PettingZoo AEC API, then PettingZoo's classic
+``connect_four_v3`` through the same AEC loop as the reference.  Each figure
+is the median of ``--repeats`` timed windows.  ``--compile`` also times the
+numba compile cost in fresh subprocesses (empty cache vs warm cache).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from yyenvs.agents.base import sample_legal
+from yyenvs.core.rng import uniform01
+from yyenvs.games import available_games, make_core
+
+DEFAULT_CONFIGS = {
+    "yoxii": [{}],
+    "koi": [{"board_size": 9, "directions": 8}],
+    "yinyang": [{"num_players": 2}, {"num_players": 4}],
+}
+
+
+def hardware() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    import numba
+    return (f"{cpu}; {os.cpu_count()} logical cores (numba threads {numba.get_num_threads()}); "
+            f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}; "
+            f"{platform.system()} {platform.machine()}")
+
+
+def core_steps_per_second(core, batch: int, seconds: float) -> tuple[float, float]:
+    """Random legal play on the batched core; returns (steps/s, state bytes per game)."""
+    state = core.init(np.arange(batch, dtype=np.uint64))
+    actions = np.empty(batch, dtype=np.int64)
+    next_seed = batch
+    steps, start = 0, time.perf_counter()
+    while True:
+        mask = core.legal_action_mask(state)
+        core.observe(state, state.current_player)
+        sample_legal(mask, uniform01(state.seed, state.ply.astype(np.uint64)), actions)
+        core.step(state, actions)
+        steps += batch
+        done = np.flatnonzero(state.done)
+        if done.size:  # auto-reset
+            state.put(done, core.init(np.arange(next_seed, next_seed + done.size, dtype=np.uint64)))
+            next_seed += done.size
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed, state.nbytes_per_game()
+
+
+def aec_steps_per_second(env, seconds: float, seed: int = 0) -> float:
+    """The PettingZoo AEC loop of the docs, random legal actions via rng.choice."""
+    rng = np.random.default_rng(seed)
+    steps, start = 0, time.perf_counter()
+    env.reset(seed=seed)
+    while True:
+        for agent in env.agent_iter():
+            obs, reward, termination, truncation, info = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            steps += 1
+        env.reset()
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def median_of(fn, repeats: int):
+    results = [fn() for _ in range(repeats)]
+    return statistics.median(r if np.isscalar(r) else r[0] for r in results), results[-1]
+
+
+def compile_times(game: str, options: dict) -> tuple[float, float]:
+    """Seconds for import + first init/mask/observe/step in a fresh process: cold cache, warm cache."""
+    code = (
+        "import time; t=time.perf_counter()\n"
+        "import numpy as np\n"
+        "from yyenvs.games import make_core\n"
+        f"c = make_core({game!r}, **{options!r}); s = c.init(np.arange(2, dtype=np.uint64))\n"
+        "m = c.legal_action_mask(s); c.observe(s, s.current_player); c.heuristic(s, s.current_player)\n"
+        "c.step(s, np.argmax(m, 1))\n"
+        "print(time.perf_counter() - t)\n")
+    out = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for _ in range(2):
+            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(r.stderr)
+            out.append(float(r.stdout.strip().splitlines()[-1]))
+    return out[0], out[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all available)")
+    parser.add_argument("--batches", nargs="*", type=int, default=[1, 64, 1024, 4096])
+    parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed window")
+    parser.add_argument("--repeats", type=int, default=5, help="timed windows per figure (median)")
+    parser.add_argument("--compile", action="store_true", help="also time numba compilation (cold/warm)")
+    args = parser.parse_args(argv)
+    games = args.games or available_games()
+    unknown = sorted(set(games) - set(available_games()))
+    if unknown:
+        parser.error(f"unknown or unavailable game(s) {unknown}; available: {available_games()}")
+
+    print(f"hardware: {hardware()}")
+    print(f"method: random legal play with mask + observation + step + auto-reset; "
+          f"median of {args.repeats} windows of {args.seconds}s")
+    from pettingzoo.classic import connect_four_v3
+    ref, _ = median_of(lambda: aec_steps_per_second(connect_four_v3.env(), args.seconds), args.repeats)
+    print(f"\nreference  pettingzoo connect_four_v3 AEC: {ref:,.0f} steps/s")
+    print(f"\n{'game':<24}{'layer':<14}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
+    for game in games:
+        for options in DEFAULT_CONFIGS.get(game, [{}]):
+            core = make_core(game, **options)
+            label = game + ("" if not options else "(" + ",".join(f"{k}={v}" for k, v in options.items()) + ")")
+            core_steps_per_second(core, 8, 0.05)  # compile / warm up
+            for batch in args.batches:
+                sps, (_, nbytes) = median_of(lambda: core_steps_per_second(core, batch, args.seconds),
+                                             args.repeats)
+                print(f"{label:<24}{'core':<14}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{nbytes:>9.0f}")
+            from yyenvs.core.aec import aec_factories
+            _, env_fn = aec_factories(game)
+            env = env_fn(**options)
+            aec_steps_per_second(env, 0.05)
+            sps, _ = median_of(lambda: aec_steps_per_second(env, args.seconds), args.repeats)
+            print(f"{label:<24}{'AEC':<14}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
+            if args.compile:
+                cold, warm = compile_times(game, options)
+                print(f"{label:<24}compile: first call {cold:.1f}s with an empty numba cache, "
+                      f"{warm:.1f}s with a warm cache")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak resident memory of this process: {peak:,.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
