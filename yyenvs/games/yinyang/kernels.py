@@ -976,13 +976,13 @@ def observe_kernel(viewer, flow, order, city, taiji, goods, pl, dev, over, lines
                 for s in range(16):
                     o[j + 22 + s] = dev[i, q, s]
                 for g in range(4):
-                    o[j + 38 + g] = over[i, q, g] / 4.0
+                    o[j + 38 + g] = over[i, q, g] / 13.0
                 for ln in range(10):
                     o[j + 42 + ln * 10 + lines[i, q, ln, 0]] = 1.0
                     o[j + 142 + ln] = lines[i, q, ln, 1]
                 for c in range(N):
                     if city[i, c, C_TEMPLE] == q and kingdom[c] >= 0:
-                        o[j + 152 + kingdom[c]] += 0.25
+                        o[j + 152 + kingdom[c]] = min(1.0, o[j + 152 + kingdom[c]] + 0.25)
             j += 152 + K
         # own missions
         gm = pl[i, v, Q_GMIS]
