@@ -43,10 +43,11 @@ import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError
+from yyenvs.core.kernels import batch_kernel
 
 EMPTY, YIN_FRY, YANG_FRY, YIN_KOI, YANG_KOI, TAIJI = 0, 1, 2, 3, 4, 5
 NUM_KOI = 5
@@ -150,11 +151,13 @@ def _count_moves(board, koi, b, me, rays, n, num_dirs, stop_at_first):
     return count
 
 
-@njit(cache=True)
+@batch_kernel
 def _mask_kernel(board, koi, phase, cur, done, rays, n, num_dirs, out):
+    """Fill every entry of ``out`` (B, A) (it may come uninitialised)."""
     nb = board.shape[0]
     npts = n * n
-    for b in range(nb):
+    for b in prange(nb):
+        out[b, :] = False
         if done[b]:
             continue
         if phase[b] == 0:
@@ -170,31 +173,35 @@ def _mask_kernel(board, koi, phase, cur, done, rays, n, num_dirs, out):
 
 
 @njit(cache=True)
+def _is_legal(board, koi, phase, cur, b, a, rays, npts, num_dirs):
+    """Whether action ``a`` is legal in row ``b`` (spec 3.1, 4.3 - 4.5)."""
+    if phase[b] == 0:
+        return a < npts and board[b, a] == 0
+    if a < npts:
+        return False
+    me = np.int64(cur[b])
+    k = (a - npts) // num_dirs
+    d = (a - npts) % num_dirs
+    return _swim_end(board, b, koi[b, me, k], d, rays, me) >= 0
+
+
+@batch_kernel
 def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, ply,
                  winner, actions, rays, n, num_dirs, win_fry, max_plies):
     """Apply one action per row in place; returns the first illegal row or -1
     (then nothing has been changed)."""
     nb = board.shape[0]
     npts = n * n
-    # pass 1: legality of every row (nothing written)
-    for b in range(nb):
+    illegal = np.zeros(nb, dtype=np.bool_)
+    for b in prange(nb):  # validate every row before touching any
         a = actions[b]
-        if a < 0:
-            continue
-        me = np.int64(cur[b])
-        if phase[b] == 0:
-            if a >= npts or board[b, a] != 0:
-                return b
-        else:
-            if a < npts:
-                return b
-            k = (a - npts) // num_dirs
-            d = (a - npts) % num_dirs
-            if _swim_end(board, b, koi[b, me, k], d, rays, me) < 0:
-                return b
-    # pass 2: apply
-    rewards[:] = 0.0
+        illegal[b] = a >= 0 and not _is_legal(board, koi, phase, cur, b, a, rays, npts, num_dirs)
     for b in range(nb):
+        if illegal[b]:
+            return b
+    for b in prange(nb):
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
         a = actions[b]
         if a < 0:
             continue
@@ -241,18 +248,17 @@ def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, pl
                 winner[b] = me
                 rewards[b, me] = 1.0
                 rewards[b, opp] = -1.0
-                continue
-        if ply[b] >= max_plies:
+        if not terminated[b] and ply[b] >= max_plies:
             truncated[b] = True
     return -1
 
 
-@njit(cache=True)
+@batch_kernel
 def _observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out):
     """Fill every entry of ``out`` (B, N*N, C) (it may come uninitialised)."""
     nb = board.shape[0]
     npts = board.shape[1]
-    for b in range(nb):
+    for b in prange(nb):
         me = np.int64(player[b])
         opp = 1 - me
         own_koi = 3 + me
@@ -282,11 +288,11 @@ def _observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out
                 out[b, s, 5 + k] = 1.0
 
 
-@njit(cache=True)
+@batch_kernel
 def _heuristic_kernel(board, koi, fry, phase, terminated, truncated, winner, player,
                       rays, n, num_dirs, mobility_weight, out):
     nb = board.shape[0]
-    for b in range(nb):
+    for b in prange(nb):
         me = np.int64(player[b])
         opp = 1 - me
         if terminated[b]:
@@ -434,25 +440,37 @@ class KoiCore(GameCore):
             self.raise_illegal(state, actions, [bad])
         return state
 
-    def legal_action_mask(self, state: KoiState) -> np.ndarray:
-        out = np.zeros((state.batch_size, self.num_actions), dtype=bool)
+    def legal_action_mask(self, state: KoiState, out=None) -> np.ndarray:
+        if out is None:
+            out = np.empty((state.batch_size, self.num_actions), dtype=bool)
         _mask_kernel(state.board, state.koi, state.phase, state.current_player, state.done,
                      self.rays, self.board_size, self.num_dirs, out)
         return out
 
-    def observe(self, state: KoiState, player) -> np.ndarray:
-        player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
+    def observe(self, state: KoiState, player, out=None) -> np.ndarray:
+        """Planes (N, N, 14) float32 from seat ``player[i]``'s side (spec 9).
+
+        0 own koi, 1 opposing koi, 2 own fry, 3 opposing fry, 4 Taiji,
+        5-9 own koi slot 0-4, 10 set-up phase, 11 own fry / win_fry,
+        12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
+        """
+        player = self.seats(state, player)
         n = self.board_size
-        out = np.empty((state.batch_size, n * n, NUM_PLANES), dtype=np.float32)
-        _observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply,
-                        np.ascontiguousarray(player), float(self.win_fry), float(self.max_plies), out)
-        return out.reshape(state.batch_size, n, n, NUM_PLANES)
+        if out is None:
+            out = np.empty((state.batch_size, n, n, NUM_PLANES), dtype=np.float32)
+        _observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply, player,
+                        float(self.win_fry), float(self.max_plies),
+                        out.reshape(state.batch_size, n * n, NUM_PLANES))
+        return out
 
     def heuristic(self, state: KoiState, player) -> np.ndarray:
-        player = np.broadcast_to(np.asarray(player, dtype=np.int8), (state.batch_size,))
-        out = np.zeros(state.batch_size, dtype=np.float64)
+        """Fry difference plus ``mobility_weight`` times the difference in legal
+        swims, from seat ``player[i]``'s side; +-1000 for a decided game, 0 for
+        a truncated one."""
+        player = self.seats(state, player)
+        out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.koi, state.fry, state.phase, state.terminated,
-                          state.truncated, state.winner, np.ascontiguousarray(player), self.rays,
+                          state.truncated, state.winner, player, self.rays,
                           self.board_size, self.num_dirs, float(self.mobility_weight), out)
         return out
 
