@@ -31,8 +31,9 @@ The search (per row, per ``act``):
   copy).  So that the search never peeks at the real game's future draws, any
   ``uint64`` state field whose name contains ``rng`` is re-keyed (hashed with
   the agent seed) at the root and before each rollout.
-* **Decision.**  The most visited root child; ties by mean value, then by a
-  per-game random number.  Rows with a single legal action are not searched.
+* **Decision.**  An immediate win if there is one (the game ends with the
+  mover first and rewarded), else the most visited root child; ties by mean
+  value, then by a per-game random number.  Rows with a single legal action are not searched.
 
 Randomness is a pure function of (agent seed, game seed, ply, simulation), so
 the same state gives the same action whatever batch it is in.
@@ -272,9 +273,15 @@ class MCTSAgent(Agent):
         if k:
             prior /= counts[rows]
         spread = np.ones(n)
-        if k and (self.prior == "heuristic" or (root and self.value_scale is None)):
+        if k and (self.prior == "heuristic" or root):
             ch = states.take(rows)
             self.core.step(ch, acts)
+            if root:
+                # immediate wins: the game ends and the mover is first with a positive reward
+                r_all = ch.rewards.astype(np.float64)
+                r_me = r_all[np.arange(k), player[rows]]
+                self._root_win = np.where(ch.terminated & (r_me > 0) & (r_me >= r_all.max(axis=1)),
+                                          r_me, -np.inf)
             h = self._heuristic(ch, player[rows])
             if h is not None:
                 term = ch.terminated
@@ -383,7 +390,9 @@ class MCTSAgent(Agent):
             "esize": 0,
         }
         roots = np.arange(B) * C
+        self._root_win = np.full(0, -np.inf)
         spread = self._expand(roots, root, root=True)
+        root_win = self._root_win if self._root_win.size else np.full(T["esize"], -np.inf)
         T["reward"][roots] = 0.0
         if self.value_scale is not None:
             scale = np.full(B, float(self.value_scale))
@@ -428,7 +437,8 @@ class MCTSAgent(Agent):
             n = T["N"][e0:e0 + ne].astype(np.float64)
             q = T["W"][e0:e0 + ne] / np.maximum(n, 1)
             tie = (T["noise"][e0:e0 + ne] + u[r]) % 1.0
-            best = np.lexsort((tie, q, n))[-1]
+            win = root_win[e0:e0 + ne]
+            best = np.lexsort((tie, q, n, win))[-1]
             acts[r] = T["action"][e0 + best]
         self.last_tree = T
         self._tree = None
