@@ -83,6 +83,31 @@ def match(core, spec_a, spec_b, games, batch, seed=0):
     return wdl, per_move
 
 
+def time_per_move(core, spec, batch, positions=8, seed=0):
+    """Seconds per move per game of ``spec`` at ``batch`` on random early/mid-game positions."""
+    from yyenvs.agents import RandomAgent
+    agent = make_agent(spec, core, seed=seed)
+    rnd = RandomAgent(core, seed + 99)
+    state = core.init(seeds_from(seed + 5, batch))
+    spent = 0.0
+    rows = 0
+    for _ in range(positions):
+        live = ~state.done
+        if not live.any():
+            break
+        sub = state.take(live)
+        mask = core.legal_action_mask(sub)
+        t = time.perf_counter()
+        agent.act(sub, mask)
+        spent += time.perf_counter() - t
+        rows += sub.batch_size
+        for _ in range(2):  # move on with random play
+            a = rnd.act(state, core.legal_action_mask(state))
+            a[state.done] = -1
+            core.step(state, a)
+    return spent / max(rows, 1)
+
+
 def hardware() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -107,6 +132,8 @@ def main(argv=None):
     ap.add_argument("--pair", action="append",
                     help="A,B pairing(s) to run instead of the ladder, e.g. greedy,mcts:400")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--timing", action="store_true",
+                    help="also time mcts (default budget) per move at batch 1 and 64")
     args = ap.parse_args(argv)
     print("hardware:", hardware())
     games = args.game or available_games()
@@ -121,6 +148,12 @@ def main(argv=None):
         if core.num_players != 2:
             print(f"{name}: skipped ({core.num_players} players)")
             continue
+        if args.timing:
+            make_agent("mcts", core).act(core.init(np.arange(2)),
+                                         core.legal_action_mask(core.init(np.arange(2))))  # compile
+            for b in (1, 64):
+                print(f"{name:8s} mcts s/move/game at batch {b:3d}: "
+                      f"{time_per_move(core, 'mcts', b):.4f}", flush=True)
         for spec_a, spec_b in pairs:
             t = time.perf_counter()
             wdl, per_move = match(core, spec_a, spec_b, args.games, args.batch, args.seed)

@@ -68,7 +68,7 @@ def _select(nsim, C, node_edge0, node_nedge, node_N, node_ready, node_term, node
             n = r * C
             d = 0
             while True:
-                if node_term[n] or not node_ready[n] or node_nedge[n] == 0:
+                if node_term[n] or not node_ready[n] or node_nedge[n] == 0 or d >= path.shape[1]:
                     leaf[s] = n
                     is_new[s] = False
                     break
@@ -399,6 +399,8 @@ class MCTSAgent(Agent):
         else:
             scale = spread
         puct = self.prior == "heuristic"
+        # a path has at most one edge per node and per step of the game
+        max_depth = min(C, int(getattr(core, "max_game_length", C)) + 1)
         done_sims = 0
         while done_sims < sims:
             nsim = min(self.wave, sims - done_sims)
@@ -407,7 +409,7 @@ class MCTSAgent(Agent):
             is_new = np.zeros(S, np.bool_)
             parent = np.zeros(S, np.int64)
             action = np.zeros(S, np.int64)
-            path = np.zeros((S, C), np.int64)
+            path = np.zeros((S, max_depth), np.int64)
             depth = np.zeros(S, np.int64)
             _select(nsim, C, T["edge0"], T["nedge"], T["nodeN"], T["ready"], T["term"],
                     T["count"], T["action"], T["child"], T["N"], T["W"], T["prior"], T["noise"],
