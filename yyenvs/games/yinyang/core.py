@@ -224,9 +224,10 @@ class YinYangCore(GameCore):
         viewer = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64),
                                                       (s.batch_size,)))
         out = np.empty(s.batch_size, dtype=np.float64)
-        K.heuristic_kernel(viewer, s.flow, s.city, s.pl, s.dev, s.over, s.lines, s.terminated,
-                           s.rewards, self.cfg, self.kingdom, self.kpoints, self.tovals, self.devsp,
-                           self.perim, self.linem, self.gmis, self.tmis, out)
+        K.heuristic_kernel(viewer, s.flow, s.city, s.pl, s.dev, s.over, s.lines, s.solo,
+                           s.terminated, s.rewards, self.cfg, self.kingdom, self.kpoints, self.tovals,
+                           self.devsp, self.perim, self.linem, self.gmis, self.tmis, self.road,
+                           self.boat, out)
         return out
 
     def scores(self, state: YinYangState) -> np.ndarray:

@@ -1003,8 +1003,38 @@ def observe_kernel(viewer, flow, order, city, taiji, goods, pl, dev, over, lines
 
 # --- heuristic ------------------------------------------------------------------
 @njit(cache=True)
-def heuristic_kernel(viewer, flow, city, pl, dev, over, lines, term, rew, cfg, kingdom, kpoints,
-                     tovals, devsp, perim, linem, gmis, tmis, out):
+def solo_distance(i, city, pl, solo, flow, kingdom, road, boat):
+    """Moves from the pawn to a free city of the next solo tile's kingdom (99: none)."""
+    f = flow[i, F_FLIP]
+    if f >= solo.shape[1]:
+        return 0
+    k = solo[i, f]
+    N = kingdom.shape[0]
+    dist = np.full(N, 99, dtype=np.int64)
+    queue = np.zeros(N, dtype=np.int64)
+    a = pl[i, 0, Q_PAWN]
+    if a < 0:
+        return 99
+    dist[a] = 0
+    queue[0] = a
+    head = 0
+    tail = 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        if kingdom[x] == k and city[i, x, C_TEMPLE] < 0:
+            return dist[x]
+        for y in range(N):
+            if (road[x, y] or boat[x, y]) and city[i, y, C_DIS] == 0 and dist[y] == 99:
+                dist[y] = dist[x] + 1
+                queue[tail] = y
+                tail += 1
+    return 99
+
+
+@njit(cache=True)
+def heuristic_kernel(viewer, flow, city, pl, dev, over, lines, solo, term, rew, cfg, kingdom,
+                     kpoints, tovals, devsp, perim, linem, gmis, tmis, road, boat, out):
     B = out.shape[0]
     P = cfg[K_P]
     sc = np.zeros(P, dtype=np.int64)
@@ -1037,8 +1067,19 @@ def heuristic_kernel(viewer, flow, city, pl, dev, over, lines, term, rew, cfg, k
             est[q] = e
         if P == 1:
             nl = solo_lines(i, dev, lines, linem)
-            out[i] = (60.0 * solo_level(i, flow, dev, lines, linem) + 12.0 * min(flow[i, F_FLIP], 7)
-                      + 10.0 * min(nl, 4) + est[0] * 0.2)
+            part = 0.0
+            for ln in range(10):
+                if lines[i, 0, ln, 1]:
+                    f = 0
+                    tot = 0
+                    for s in range(16):
+                        if linem[ln, s]:
+                            tot += 1
+                            f += dev[i, 0, s]
+                    part += f * f / (tot * tot)
+            d = solo_distance(i, city, pl, solo, flow, kingdom, road, boat)
+            out[i] = (60.0 * solo_level(i, flow, dev, lines, linem) + 15.0 * min(flow[i, F_FLIP], 7)
+                      + 12.0 * min(nl, 4) + 6.0 * part - 2.0 * min(d, 10) + est[0] * 0.1)
         else:
             best = -1e18
             for q in range(P):
