@@ -454,7 +454,7 @@ class KoiCore(GameCore):
         5-9 own koi slot 0-4, 10 set-up phase, 11 own fry / win_fry,
         12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
         """
-        player = self.seats(state, player)
+        player = self._seats(state, player)
         n = self.board_size
         if out is None:
             out = np.empty((state.batch_size, n, n, NUM_PLANES), dtype=np.float32)
@@ -467,12 +467,18 @@ class KoiCore(GameCore):
         """Fry difference plus ``mobility_weight`` times the difference in legal
         swims, from seat ``player[i]``'s side; +-1000 for a decided game, 0 for
         a truncated one."""
-        player = self.seats(state, player)
+        player = self._seats(state, player)
         out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.koi, state.fry, state.phase, state.terminated,
                           state.truncated, state.winner, player, self.rays,
                           self.board_size, self.num_dirs, float(self.mobility_weight), out)
         return out
+
+    def _seats(self, state, player) -> np.ndarray:
+        # a writeable int8 array, so the kernels see one array type (numba
+        # compiles a separate version for read-only arrays)
+        player = self.seats(state, player)
+        return player if player.flags.writeable else player.copy()
 
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""
