@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from yyenvs.agents.base import sample_legal
+from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
 from yyenvs.games import available_games, make_core
 
@@ -129,30 +130,38 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown or unavailable game(s) {unknown}; available: {available_games()}")
 
     print(f"hardware: {hardware()}")
+    print(f"load average before the run: {os.getloadavg()[0]:.2f} (other processes slow every figure)")
     print(f"method: random legal play with mask + observation + step + auto-reset; "
           f"median of {args.repeats} windows of {args.seconds}s")
     from pettingzoo.classic import connect_four_v3
     ref, _ = median_of(lambda: aec_steps_per_second(connect_four_v3.env(), args.seconds), args.repeats)
     print(f"\nreference  pettingzoo connect_four_v3 AEC: {ref:,.0f} steps/s")
-    print(f"\n{'game':<24}{'layer':<14}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
+    print(f"\n{'game':<26}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
+    parallel_default = kernels.parallel_mode()
     for game in games:
         for options in DEFAULT_CONFIGS.get(game, [{}]):
             core = make_core(game, **options)
-            label = game + ("" if not options else "(" + ",".join(f"{k}={v}" for k, v in options.items()) + ")")
+            label = game + "".join(f" {k}={v}" for k, v in options.items())
             core_steps_per_second(core, 8, 0.05)  # compile / warm up
             for batch in args.batches:
-                sps, (_, nbytes) = median_of(lambda: core_steps_per_second(core, batch, args.seconds),
-                                             args.repeats)
-                print(f"{label:<24}{'core':<14}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{nbytes:>9.0f}")
+                modes = ["serial", "parallel"] if batch >= kernels.PARALLEL_MIN_BATCH else ["serial"]
+                for mode in modes:
+                    kernels.set_parallel(mode == "parallel")  # forced, whatever the load
+                    core_steps_per_second(core, batch, 0.05)
+                    sps, (_, nbytes) = median_of(
+                        lambda: core_steps_per_second(core, batch, args.seconds), args.repeats)
+                    print(f"{label:<26}{'core ' + mode:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
+                          f"{nbytes:>9.0f}")
+                kernels.set_parallel(parallel_default)
             from yyenvs.core.aec import aec_factories
             _, env_fn = aec_factories(game)
             env = env_fn(**options)
             aec_steps_per_second(env, 0.05)
             sps, _ = median_of(lambda: aec_steps_per_second(env, args.seconds), args.repeats)
-            print(f"{label:<24}{'AEC':<14}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
+            print(f"{label:<26}{'AEC':<15}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
             if args.compile:
                 cold, warm = compile_times(game, options)
-                print(f"{label:<24}compile: first call {cold:.1f}s with an empty numba cache, "
+                print(f"{label:<26}compile: first call {cold:.1f}s with an empty numba cache, "
                       f"{warm:.1f}s with a warm cache")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory of this process: {peak:,.0f} MiB")
