@@ -191,6 +191,8 @@ class MCTSAgent(Agent):
         self.value_scale = value_scale if value_scale is not None else getattr(
             core, "heuristic_scale", None)
         self._has_heuristic = None  # decided on first use
+        self.keep_tree = False  # set True to keep the last search's tree in ``last_tree``
+        self.last_tree = None
 
     def __repr__(self) -> str:
         return (f"MCTSAgent(seed={int(self.seed)}, simulations={self.simulations}, "
@@ -384,9 +386,10 @@ class MCTSAgent(Agent):
             "N": np.zeros(est, np.int32), "nodeN": np.zeros(B * C, np.int32),
             "ready": np.zeros(B * C, np.bool_), "term": np.zeros(B * C, np.bool_),
             "reward": np.zeros((B * C, P), np.float64), "count": np.ones(B, np.int64),
-            "action": np.zeros(est, np.int64), "child": np.zeros(est, np.int64),
-            "W": np.zeros(est, np.float64), "prior": np.zeros(est, np.float64),
-            "noise": np.zeros(est, np.float64), "player": np.zeros(est, np.int64),
+            # edge pool: 22 bytes per edge
+            "action": np.zeros(est, np.int32), "child": np.zeros(est, np.int32),
+            "W": np.zeros(est, np.float32), "prior": np.zeros(est, np.float32),
+            "noise": np.zeros(est, np.float32), "player": np.zeros(est, np.int16),
             "esize": 0,
         }
         roots = np.arange(B) * C
@@ -442,6 +445,6 @@ class MCTSAgent(Agent):
             win = root_win[e0:e0 + ne]
             best = np.lexsort((tie, q, n, win))[-1]
             acts[r] = T["action"][e0 + best]
-        self.last_tree = T
+        self.last_tree = T if self.keep_tree else None
         self._tree = None
         return acts
