@@ -18,7 +18,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from yyenvs.core.contract import IllegalActionError
-from yyenvs.core.rendering import HumanWindow
+from yyenvs.core.rendering import Renderer, check_render_mode
 from yyenvs.core.rng import seeds_from
 from yyenvs.games import GAMES, make_core
 
@@ -33,10 +33,9 @@ class GameAECEnv(AECEnv, EzPickle):
     def __init__(self, render_mode: str | None = None, **options):
         EzPickle.__init__(self, render_mode=render_mode, **options)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r}; allowed: "
-                             f"{self.metadata['render_modes']} or None")
+        check_render_mode(render_mode)
         self.core = make_core(self.game, **options)
+        self._renderer = Renderer(self.core, render_mode)
         self.render_mode = render_mode
         # "<name>_<seat>" is the form PettingZoo's api_test asks for
         self.possible_agents = [f"{n}_{i}" for i, n in enumerate(self.core.player_names())]
@@ -48,14 +47,13 @@ class GameAECEnv(AECEnv, EzPickle):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
-        self._window = None
         self._master_seed: int | None = None
         self._games_played = 0
         self.state = None
 
     # pickling keeps the game in progress (EzPickle alone would rebuild a fresh env)
     def __getstate__(self):
-        return {**self.__dict__, "_window": None}
+        return dict(self.__dict__)
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -141,26 +139,10 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- rendering -------------------------------------------------------------------
     def render(self):
-        if self.render_mode is None:
-            import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
-            return None
-        if self.state is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return self.core.render_ansi(self.state, 0)
-        img = self.core.render_rgb(self.state, 0)
-        if self.render_mode == "rgb_array":
-            return img
-        if self._window is None:
-            self._window = HumanWindow(f"yyenvs {self.core.name}")
-        self._window.show(img, self.core.render_ansi(self.state, 0))
-        return None
+        return self._renderer.render(self.state)
 
     def close(self):
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()
 
 
 class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):

@@ -14,7 +14,7 @@ from gymnasium import spaces
 from yyenvs.agents import make_agent
 from yyenvs.core.contract import IllegalActionError
 from yyenvs.core.learner import LearnerBatch
-from yyenvs.core.rendering import HumanWindow
+from yyenvs.core.rendering import Renderer, check_render_mode
 from yyenvs.games import make_core
 
 
@@ -36,9 +36,9 @@ class GameEnv(gym.Env):
 
     def __init__(self, game: str, opponent="random", learner_seat="random",
                  render_mode: str | None = None, **options):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r}; allowed: {self.metadata['render_modes']} or None")
+        check_render_mode(render_mode)
         self.core = make_core(game, **options)
+        self._renderer = Renderer(self.core, render_mode)
         self.render_mode = render_mode
         self.opponent_spec = opponent
         self._batch = LearnerBatch(self.core, 1, make_agent(opponent, self.core), learner_seat)
@@ -46,7 +46,6 @@ class GameEnv(gym.Env):
                                             self.core.observation_shape, self.core.observation_dtype)
         self.action_space = spaces.Discrete(self.core.num_actions)
         self._over = True
-        self._window = None
 
     @property
     def state(self):
@@ -98,22 +97,7 @@ class GameEnv(gym.Env):
         return self._batch.action_masks()[0].copy()
 
     def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode=... to gym.make")
-            return None
-        if self.state is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "ansi":
-            return self.core.render_ansi(self.state, 0)
-        img = self.core.render_rgb(self.state, 0)
-        if self.render_mode == "rgb_array":
-            return img
-        if self._window is None:
-            self._window = HumanWindow(f"yyenvs {self.core.name}")
-        self._window.show(img, self.core.render_ansi(self.state, 0))
-        return None
+        return self._renderer.render(self.state)
 
     def close(self):
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+        self._renderer.close()

@@ -16,6 +16,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from yyenvs.agents import make_agent
 from yyenvs.core.learner import LearnerBatch
+from yyenvs.core.rendering import check_render_mode
 from yyenvs.games import make_core
 
 
@@ -26,8 +27,7 @@ class GameVectorEnv(VectorEnv):
 
     def __init__(self, game: str, num_envs: int = 1, opponent="random", learner_seat="random",
                  render_mode: str | None = None, **options):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r}; allowed: {self.metadata['render_modes']} or None")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.core = make_core(game, **options)
         self.render_mode = render_mode
         self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
