@@ -178,7 +178,7 @@ def run_games(core, seeds, ref_rows_per_step=0, rng=None):
 def test_random_games_invariants_and_reference(opts):
     core = KoiCore(**opts)
     seeds = np.arange(400, dtype=np.uint64) + 1000 * len(opts)
-    s, log = run_games(core, seeds, ref_rows_per_step=6, rng=np.random.default_rng(0))
+    s, _log = run_games(core, seeds, ref_rows_per_step=6, rng=np.random.default_rng(0))
     # games end by the rules or by the cap; the cap only at max_plies
     assert np.all(s.terminated | (s.ply == core.max_plies))
     assert s.terminated.sum() > 0

@@ -14,7 +14,15 @@ import pytest
 from yyenvs.core.contract import IllegalActionError, OptionError
 from yyenvs.games import make_core
 from yyenvs.games.koi.core import (
-    EMPTY, NUM_PLANES, TAIJI, YANG_KOI, YIN_KOI, KoiCore, quick_start_points,
+    NUM_PLANES,
+    TAIJI,
+    YANG_FRY,
+    YANG_KOI,
+    YIN_FRY,
+    YIN_KOI,
+    KoiCore,
+    KoiState,
+    quick_start_points,
 )
 
 
@@ -45,7 +53,6 @@ def same_state(a, b):
 
 
 def fry_consistent(state):
-    from yyenvs.games.koi.core import YANG_FRY, YIN_FRY
     return (np.array_equal(state.fry[:, 0], (state.board == YIN_FRY).sum(1))
             and np.array_equal(state.fry[:, 1], (state.board == YANG_FRY).sum(1)))
 
@@ -373,7 +380,7 @@ def test_example8_win_at_threshold():
     assert list(s.fry[0]) == [14, 0]
     assert s.terminated[0] and not s.truncated[0] and s.winner[0] == 0
     assert list(s.rewards[0]) == [1.0, -1.0]
-    assert not core_mask_any(C7, s)
+    assert not C7.legal_action_mask(s).any()
     with pytest.raises(IllegalActionError, match="over"):
         play(C7, s, "koi1 W")
 
@@ -384,10 +391,6 @@ def test_example8_win_fry_15_goes_on():
     play(core, s, "koi0 E")
     assert list(s.fry[0]) == [14, 0] and not s.done[0] and s.current_player[0] == 1
     assert list(s.rewards[0]) == [0.0, 0.0]
-
-
-def core_mask_any(core, s):
-    return bool(core.legal_action_mask(s).any())
 
 
 EX9 = """
@@ -445,7 +448,7 @@ def test_win_beats_truncation_on_the_same_ply():
 # -- contract details ------------------------------------------------------------------------
 
 def test_illegal_in_a_batch_changes_nothing():
-    s = KoiState_concat([board(C7, EX2), board(C7, EX5)])
+    s = KoiState.concatenate([board(C7, EX2), board(C7, EX5)])
     before = s.copy()
     acts = np.array([C7.string_to_action("koi0 W"), C7.string_to_action("koi0 E")])
     with pytest.raises(IllegalActionError, match=r"row 1") as err:
@@ -458,10 +461,6 @@ def test_illegal_in_a_batch_changes_nothing():
     C7.step(s, np.array([-1, C7.string_to_action("koi0 W")]))
     assert np.array_equal(s.board[0], before.board[0]) and s.ply[0] == before.ply[0]
     assert s.ply[1] == before.ply[1] + 1 and list(s.rewards[0]) == [0, 0]
-
-
-def KoiState_concat(states):
-    return type(states[0]).concatenate(states)
 
 
 def test_observation_planes():

@@ -242,12 +242,12 @@ def _step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, pl
         ply[b] += 1
         cur[b] = opp
         # spec 6: the win at the threshold, then the loss of a player with no move
-        if phase[b] == 1:
-            if fry[b, me] >= win_fry or _count_moves(board, koi, b, opp, rays, n, num_dirs, True) == 0:
-                terminated[b] = True
-                winner[b] = me
-                rewards[b, me] = 1.0
-                rewards[b, opp] = -1.0
+        if phase[b] == 1 and (fry[b, me] >= win_fry
+                              or _count_moves(board, koi, b, opp, rays, n, num_dirs, True) == 0):
+            terminated[b] = True
+            winner[b] = me
+            rewards[b, me] = 1.0
+            rewards[b, opp] = -1.0
         if not terminated[b] and ply[b] >= max_plies:
             truncated[b] = True
     return -1
