@@ -424,6 +424,20 @@ def test_loss_by_no_move_for_yin_too():
     assert s.terminated[0] and s.winner[0] == 1 and list(s.rewards[0]) == [-1.0, 1.0]
 
 
+def test_example9_no_move_right_after_setup():
+    core = KoiCore(board_size=5, directions=4)
+    s = core.init(np.array([0]))
+    play(core, s, *(f"place {p}" for p in "d2 b5 e2 a2 a5 b1 a1 d3 b4 a4".split()))
+    assert rows_of(core, s) == [line.split() for line in """
+        Y3 G2 .  .  .
+        G1 .  .  Y0 Y1
+        .  .  T  G3 .
+        G4 Y4 .  .  .
+        Y2 G0 .  .  .""".strip().splitlines()]
+    assert s.terminated[0] and s.winner[0] == 1 and s.ply[0] == 10
+    assert list(s.rewards[0]) == [-1.0, 1.0]
+
+
 def test_example10_ply_cap():
     core = KoiCore(quick_start=True, max_plies=1)
     s = core.init(np.array([5]))
