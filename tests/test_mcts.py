@@ -102,7 +102,7 @@ def test_forced_win_in_one():
             a = MCTSAgent(core, seed=seed, simulations=sims).act(s, mask)[0]
             assert a in wins, f"seed {seed} sims {sims}: {core.action_to_string(a)}"
     # plain UCT (uniform prior, rollouts to the end) finds it too
-    a = MCTSAgent(core, seed=1, simulations=256, prior="uniform",
+    a = MCTSAgent(core, seed=1, simulations=256, prior="uniform", rollout="random",
                   max_rollout_steps=None).act(s, mask)[0]
     assert a in wins
 

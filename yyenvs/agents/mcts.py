@@ -19,7 +19,7 @@ The search (per row, per ``act``):
   large/small prior).  With ``prior="uniform"`` it is plain UCT, unvisited
   children first in a per-game random order.  ``wave`` simulations per row
   are selected at once using virtual loss, then stepped together.
-* **Evaluation.**  A rollout from the new leaf (random or greedy moves, all
+* **Evaluation.**  A rollout from the new leaf (greedy or random moves, all
   leaves of all rows stepped as one batch) until the game ends or after
   ``max_rollout_steps``, when ``tanh(heuristic / scale)`` per player is used
   (``scale``: ``core.heuristic_scale`` if the core has one, else the spread of
@@ -50,7 +50,7 @@ from yyenvs.agents.base import Agent, sample_legal
 from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.rng import hash_u64, uniform01
 
-DEFAULT_SIMULATIONS = 200
+DEFAULT_SIMULATIONS = 100
 
 
 # --------------------------------------------------------------------------
@@ -165,12 +165,17 @@ class MCTSAgent(Agent):
     (one-ply heuristic softmax, PUCT) or ``"uniform"`` (plain UCT);
     ``prior_beta`` inverse temperature of that softmax; ``wave``
     simulations per row selected together (virtual loss).
+
+    Defaults (100 simulations, 4-step greedy rollouts, then the heuristic)
+    were tuned on Yoxii and Koi against ``greedy``: see
+    ``benchmarks/mcts_ladder.py``.  Random rollouts to the end
+    (``rollout="random", max_rollout_steps=None``) need no heuristic at all.
     """
 
     name = "mcts"
 
     def __init__(self, core: GameCore, seed: int = 0, simulations: int | None = None,
-                 rollout: str = "random", c_uct: float = 1.4, max_rollout_steps: int | None = 8,
+                 rollout: str = "greedy", c_uct: float = 1.4, max_rollout_steps: int | None = 4,
                  prior: str = "heuristic", prior_beta: float = 1.0, wave: int = 8,
                  value_scale: float | None = None):
         super().__init__(core, seed)
