@@ -149,16 +149,22 @@ class GameCore(abc.ABC):
         """(B, *observation_shape) observation of row i from seat player[i]."""
 
     def seats(self, state: BatchState, player) -> np.ndarray:
-        """``player`` (a seat or one per row) as a contiguous (B,) int8 array."""
+        """``player`` (a seat or one per row) as a writeable contiguous (B,) int8 array.
+
+        Always the same array type, so a numba kernel compiles one version only.
+        """
         if (type(player) is np.ndarray and player.dtype == np.int8  # noqa: E721
-                and player.shape == (state.batch_size,) and player.flags.c_contiguous):
+                and player.shape == (state.batch_size,) and player.flags.c_contiguous
+                and player.flags.writeable):
             return player
         player = np.asarray(player)
         if player.ndim > 1 or (player.ndim == 1 and player.shape[0] != state.batch_size):
             raise ValueError(f"{self.name}: player must be a seat or one seat per row, got shape {player.shape}")
         if np.any((player < 0) | (player >= self.num_players)):
             raise ValueError(f"{self.name}: seats are 0..{self.num_players - 1}, got {player}")
-        return np.ascontiguousarray(np.broadcast_to(player.astype(np.int8), (state.batch_size,)))
+        out = np.empty(state.batch_size, dtype=np.int8)
+        out[:] = player
+        return out
 
     def heuristic(self, state: BatchState, player: np.ndarray) -> np.ndarray:
         """(B,) float value of each row for seat player[i] (greedy, MCTS).
