@@ -20,7 +20,9 @@ Conventions
 * Randomness belongs to a game, never to the batch: ``init`` gets one seed per
   row, and any chance inside the game draws from that row's own stream (see
   :mod:`yyenvs.core.rng`).  So a game depends only on its seed and its
-  actions, whatever the batch size.
+  actions, whatever the batch size.  Such a stream is a ``uint64`` state field
+  whose name contains ``rng``: search agents (MCTS) re-scramble those fields so
+  that a search never sees the real game's future coin throws.
 """
 from __future__ import annotations
 
