@@ -1,0 +1,308 @@
+"""Matches between checkpoints and scripted baselines: cross-table, intervals, ratings, plot.
+
+``yyenvs eval --game yoxii runs/yoxii/final.zip random greedy --games 1000``
+
+* Every pair of entrants plays ``--games`` games, seats alternating (half the
+  games each entrant starts; with 3-4 players the seats alternate A, B, A, B
+  and B, A, B, A), all games of a pair batched in one core state; each
+  entrant is called once per ply for all the rows where it is to move.
+* The cross-table holds wins / draws / losses of the row entrant against the
+  column entrant, with the 95% Wilson interval of the win rate (draws count
+  as non-wins).  Multi-player games are scored pairwise from placements.
+* Ratings: Bradley-Terry (Elo scale) fitted to the whole table by the MM
+  algorithm (:mod:`training.ratings`), ``random`` anchored at 0 when present.
+* Outputs (``--out DIR``): ``eval.json`` (entrants, table, intervals, ratings)
+  and ``ratings.png`` (rating of each snapshot against its training step,
+  baselines as horizontal lines).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from yyenvs.agents import make_agent
+from yyenvs.core.contract import OptionError
+from yyenvs.games import available_games, make_core
+from training.ratings import bradley_terry, pairwise_from_scores, wilson_interval
+
+
+# --- playing ------------------------------------------------------------------------
+def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """Play ``len(seeds)`` games at once; ``seats[g, p]`` is the index into
+    ``agents`` of the entrant in seat ``p`` of game ``g``.  Returns the (G, P)
+    final scores (sum of each seat's rewards).  Truncated games keep the
+    rewards they got (usually none: a draw)."""
+    seats = np.asarray(seats, dtype=np.int64)
+    state = core.init(np.asarray(seeds, dtype=np.uint64))
+    G = state.batch_size
+    scores = np.zeros((G, core.num_players))
+    rows_all = np.arange(G)
+    for _ in range(core.max_game_length + 1):
+        live = ~state.done
+        if not live.any():
+            break
+        mask = core.legal_action_mask(state)
+        entrant = seats[rows_all, state.current_player.astype(np.int64)]
+        actions = np.full(G, -1, dtype=np.int64)
+        for e in np.unique(entrant[live]):
+            rows = np.flatnonzero(live & (entrant == e))
+            actions[rows] = agents[e](state.take(rows), mask[rows])
+        core.step(state, actions)
+        scores += state.rewards
+    if not state.done.all():
+        raise RuntimeError(f"{core.name}: games still running after max_game_length="
+                           f"{core.max_game_length} plies")
+    return scores
+
+
+def seat_pattern(a: int, b: int, num_players: int, n_games: int) -> np.ndarray:
+    """(n_games, P) seat assignment alternating who starts: A,B,A,.. then B,A,B,.."""
+    first = np.array([a if p % 2 == 0 else b for p in range(num_players)])
+    second = np.array([b if p % 2 == 0 else a for p in range(num_players)])
+    return np.where((np.arange(n_games) % 2 == 0)[:, None], first[None, :], second[None, :])
+
+
+def play_match(core, agent_a, agent_b, n_games: int, seed: int = 0):
+    """``agent_a`` against ``agent_b`` over ``n_games`` games, seats alternating.
+
+    Returns ``(wins, draws, losses)`` of A (pairwise over seats with 3-4 players)."""
+    seats = seat_pattern(0, 1, core.num_players, n_games)
+    seeds = _game_seeds(seed, 0, 1, n_games)
+    scores = play_games(core, [agent_a, agent_b], seats, seeds)
+    w, d = pairwise_from_scores(scores, seats, 2)
+    return int(w[0, 1]), int(d[0, 1]), int(w[1, 0])
+
+
+def _game_seeds(seed: int, i: int, j: int, n: int) -> np.ndarray:
+    rng = np.random.default_rng([int(seed), int(i), int(j), 0xE7A1])
+    return rng.integers(0, 2**63, size=n, dtype=np.uint64)
+
+
+# --- the tournament ------------------------------------------------------------------
+class Entrant:
+    def __init__(self, name: str, agent, step: int | None = None, kind: str = "baseline"):
+        self.name, self.agent, self.step, self.kind = name, agent, step, kind
+
+
+def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
+    """Entrants from specs: baseline names or checkpoint paths (name = file stem)."""
+    out, seen = [], set()
+    for k, spec in enumerate(specs):
+        spec = os.fspath(spec)
+        if spec.endswith(".zip") or spec.endswith(".json") or os.path.exists(spec):
+            from yyenvs.agents.checkpoint import load_policy_agent, zip_path
+            agent = load_policy_agent(spec, core, seed + k, deterministic=deterministic)
+            name = os.path.splitext(os.path.basename(zip_path(spec)))[0]
+            parent = os.path.basename(os.path.dirname(os.path.abspath(zip_path(spec))))
+            if name in seen:
+                name = f"{parent}/{name}"
+            out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint"))
+        else:
+            out.append(Entrant(spec, make_agent(spec, core, seed + k), None, "baseline"))
+        if out[-1].name in seen:
+            raise OptionError(f"entrant {out[-1].name!r} given twice")
+        seen.add(out[-1].name)
+    return out
+
+
+def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=None,
+               progress=None) -> dict:
+    """Round robin (or the given ``pairs`` of indices): the full result dict.
+
+    ``games``: games per pair, or a dict ``{(i, j): games}`` (pairs missing from it
+    are skipped)."""
+    n = len(entrants)
+    if n < 2:
+        raise OptionError("evaluation needs at least two entrants")
+    per_pair = games if isinstance(games, dict) else None
+    if per_pair is not None:
+        pairs = [p for p in (pairs if pairs is not None else per_pair) if per_pair.get(tuple(p), 0) > 0]
+    for g in (per_pair.values() if per_pair is not None else [games]):
+        if g < 2:
+            raise OptionError(f"games must be >= 2 per pair (seats alternate), got {g}")
+    wins = np.zeros((n, n))
+    draws = np.zeros((n, n))
+    pairs = list(itertools.combinations(range(n), 2)) if pairs is None else list(pairs)
+    t0 = time.time()
+    for k, (i, j) in enumerate(pairs):
+        g = per_pair[(i, j)] if per_pair is not None else games
+        seats = seat_pattern(i, j, core.num_players, g)
+        scores = play_games(core, [e.agent for e in entrants], seats, _game_seeds(seed, i, j, g))
+        w, d = pairwise_from_scores(scores, seats, n)
+        wins += w
+        draws += d
+        if progress:
+            progress(k + 1, len(pairs), entrants[i].name, entrants[j].name)
+    return result_dict(core, entrants, wins, draws, games if per_pair is None else "varies",
+                       time.time() - t0)
+
+
+def result_dict(core, entrants, wins, draws, games, seconds) -> dict:
+    n = len(entrants)
+    names = [e.name for e in entrants]
+    anchor = names.index("random") if "random" in names else None
+    played = wins + wins.T + draws
+    connected = _connected(played > 0)
+    ratings = (bradley_terry(wins, draws, prior=1.0, anchor=anchor) if connected
+               else np.full(n, np.nan))
+    table = []
+    for i in range(n):
+        for j in range(n):
+            if i == j or played[i, j] == 0:
+                continue
+            N = played[i, j]
+            lo, hi = wilson_interval(wins[i, j], N)
+            table.append({"player": names[i], "opponent": names[j], "games": int(N),
+                          "wins": int(wins[i, j]), "draws": int(draws[i, j]),
+                          "losses": int(wins[j, i]), "win_rate": wins[i, j] / N,
+                          "win_rate_ci95": [lo, hi],
+                          "score": (wins[i, j] + 0.5 * draws[i, j]) / N})
+    return {"game": core.name, "options": core.options, "num_players": core.num_players,
+            "games_per_pair": games, "seconds": round(seconds, 2),
+            "entrants": [{"name": e.name, "kind": e.kind, "step": e.step,
+                          "rating": None if np.isnan(ratings[k]) else round(float(ratings[k]), 1)}
+                         for k, e in enumerate(entrants)],
+            "wins": wins.astype(int).tolist(), "draws": draws.astype(int).tolist(),
+            "table": table,
+            "rating_method": "Bradley-Terry (Elo scale) by MM, draws as half wins, 1 virtual draw "
+                             "per player vs a 0-rated reference" + (", random = 0" if anchor is not None else "")}
+
+
+def _connected(adj: np.ndarray) -> bool:
+    n = adj.shape[0]
+    seen = {0}
+    todo = [0]
+    while todo:
+        i = todo.pop()
+        for j in np.flatnonzero(adj[i]):
+            if j not in seen:
+                seen.add(int(j))
+                todo.append(int(j))
+    return len(seen) == n
+
+
+# --- reporting -----------------------------------------------------------------------
+def format_table(result: dict) -> str:
+    """A text cross-table: W-D-L and win rate [95% CI] of each row vs each column, then ratings."""
+    names = [e["name"] for e in result["entrants"]]
+    cells = {(r["player"], r["opponent"]): r for r in result["table"]}
+    width = max(16, max(len(n) for n in names) + 1)
+    colw = 26
+    lines = [f"{result['game']} ({result['num_players']} players), {result['games_per_pair']} games "
+             f"per pair, seats alternating; cell = row's W-D-L vs column, win rate [95% Wilson]"]
+    lines.append(" " * width + "".join(n[:colw - 1].rjust(colw) for n in names))
+    for a in names:
+        row = a.ljust(width)
+        for b in names:
+            r = cells.get((a, b))
+            if a == b or r is None:
+                row += "-".rjust(colw)
+            else:
+                lo, hi = r["win_rate_ci95"]
+                row += (f"{r['wins']}-{r['draws']}-{r['losses']} {100 * r['win_rate']:.0f}%"
+                        f"[{100 * lo:.0f},{100 * hi:.0f}]").rjust(colw)
+        lines.append(row)
+    lines.append("ratings (" + result["rating_method"] + "):")
+    for e in sorted(result["entrants"], key=lambda e: -(e["rating"] if e["rating"] is not None else -1e9)):
+        step = f"  step {e['step']}" if e["step"] is not None else ""
+        rating = "n/a" if e["rating"] is None else f"{e['rating']:7.1f}"
+        lines.append(f"  {e['name'].ljust(width)} {rating}{step}")
+    return "\n".join(lines)
+
+
+def plot_ratings(result: dict, path: str) -> str | None:
+    """PNG of each checkpoint's rating against its training step (baselines as lines)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    ents = [e for e in result["entrants"] if e["rating"] is not None]
+    snaps = sorted((e for e in ents if e["step"] is not None), key=lambda e: e["step"])
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    if snaps:
+        ax.plot([e["step"] for e in snaps], [e["rating"] for e in snaps], "o-", label="checkpoints")
+    for k, e in enumerate(e for e in ents if e["step"] is None):
+        ax.axhline(e["rating"], ls="--", lw=1, color=f"C{k + 1}", label=e["name"])
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("rating (Elo scale)")
+    ax.set_title(f"{result['game']}: rating of each snapshot")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def write_outputs(result: dict, out_dir: str) -> dict:
+    os.makedirs(out_dir, exist_ok=True)
+    paths = {"json": os.path.join(out_dir, "eval.json"), "plot": os.path.join(out_dir, "ratings.png")}
+    with open(paths["json"], "w") as f:
+        json.dump(result, f, indent=1, default=lambda x: x.item() if hasattr(x, "item") else str(x))
+    plot_ratings(result, paths["plot"])
+    return paths
+
+
+# --- the command ---------------------------------------------------------------------
+def _parse_value(text: str):
+    import yaml
+    return yaml.safe_load(text)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
+    p.add_argument("entrants", nargs="+",
+                   help="checkpoint paths (.zip) and/or baselines: random, greedy, mcts[:n]")
+    p.add_argument("--game", default=None, help=f"game name ({', '.join(available_games())}); "
+                   "default: the game of the first checkpoint")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="game option (default: the options of the first checkpoint)")
+    p.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--sample", action="store_true",
+                   help="checkpoints sample from their policy instead of taking the argmax")
+    p.add_argument("--first-only", action="store_true",
+                   help="only the first entrant against each other one (not a round robin)")
+    p.add_argument("--out", default=None, help="directory for eval.json and ratings.png")
+    args = p.parse_args(argv)
+    import torch
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    game, options = args.game, {}
+    for spec in args.entrants:
+        if spec.endswith(".zip") or os.path.exists(spec):
+            from yyenvs.agents.checkpoint import read_metadata
+            meta = read_metadata(spec)
+            game = game or meta["game"]
+            options = dict(meta["options"]) if game == meta["game"] else options
+            break
+    if game is None:
+        p.error("--game is required when no checkpoint is given")
+    for kv in args.option:
+        k, sep, v = kv.partition("=")
+        if not sep:
+            p.error(f"--option needs KEY=VALUE, got {kv!r}")
+        options[k] = _parse_value(v)
+    try:
+        core = make_core(game, **options)
+        entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
+        pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
+        result = tournament(core, entrants, args.games, args.seed, pairs,
+                            progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
+                                                              file=sys.stderr, flush=True))
+    except OptionError as e:
+        print(f"yyenvs eval: error: {e}", file=sys.stderr)
+        return 2
+    print(format_table(result))
+    if args.out:
+        paths = write_outputs(result, args.out)
+        print(f"wrote {paths['json']} and {paths['plot']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

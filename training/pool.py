@@ -1,0 +1,176 @@
+"""The self-play opponent pool: latest policy, past snapshots, scripted baselines.
+
+One :class:`OpponentPool` is the opponent of a whole :class:`LearnerBatch`
+(``wants_env_ids = True``): at the start of every episode each env draws its
+opponent, and when opponents are to move the rows are grouped by opponent and
+each opponent is called once for its group (one batched forward pass per
+policy).
+
+Sampling (AlphaStar-style prioritised fictitious self-play):
+
+* with probability ``latest`` the opponent is the current policy itself;
+* otherwise an opponent among the active snapshots and the baselines is drawn
+  with weight ``max((1 - p) ** power, floor)``, ``p`` the learner's recent
+  win rate against it (draws half, Laplace prior so a new entry starts at 0.5)
+  -- the opponents it beats least are favoured.
+
+Every finished game is recorded against its opponent (:meth:`record`); these
+recent results are the win rates shown by the progress bar and TensorBoard.
+"""
+from __future__ import annotations
+
+import collections
+import copy
+
+import numpy as np
+
+from yyenvs.agents import make_agent
+from yyenvs.agents.checkpoint import PolicyAgent
+
+
+class Opponent:
+    def __init__(self, name: str, kind: str, agent, step: int | None = None, path: str | None = None,
+                 window: int = 400):
+        self.name, self.kind, self.agent, self.step, self.path = name, kind, agent, step, path
+        self.active = True
+        self.results: collections.deque = collections.deque(maxlen=window)
+        self.games = 0
+
+    def win_rate(self, prior: bool = True) -> float:
+        n = len(self.results)
+        score = sum(1.0 if r > 0 else 0.5 if r == 0 else 0.0 for r in self.results)
+        if prior:
+            return (score + 1.0) / (n + 2.0)
+        return score / n if n else float("nan")
+
+    def outcome_counts(self) -> tuple[int, int, int]:
+        r = np.asarray(self.results)
+        return int((r > 0).sum()), int((r == 0).sum()), int((r < 0).sum())
+
+
+class OpponentPool:
+    wants_env_ids = True
+
+    def __init__(self, core, num_envs: int, latest_policy, *, baselines=("random", "greedy"),
+                 latest: float = 0.35, pfsp_power: float = 2.0, pfsp_floor: float = 0.02,
+                 window: int = 400, max_snapshots: int = 20, sample: bool = True, seed: int = 0):
+        self.core = core
+        self.num_envs = int(num_envs)
+        self.latest_share = float(latest)
+        self.pfsp_power = float(pfsp_power)
+        self.pfsp_floor = float(pfsp_floor)
+        self.window = int(window)
+        self.max_snapshots = int(max_snapshots)
+        self.sample = bool(sample)
+        self.seed = int(seed)
+        self.rng = np.random.default_rng([self.seed, 0x9001])
+        self.entries: list[Opponent] = [
+            Opponent("latest", "latest", PolicyAgent(core, latest_policy, self.seed, not self.sample,
+                                                     label="latest"), window=self.window)]
+        for k, name in enumerate(baselines):
+            self.entries.append(Opponent(name, "baseline", make_agent(name, core, self.seed + 1 + k),
+                                         window=self.window))
+        self.assignment = np.zeros(self.num_envs, dtype=np.int64)
+
+    # -- membership ---------------------------------------------------------------------
+    def set_latest_policy(self, policy) -> None:
+        self.entries[0].agent.policy = policy
+
+    def snapshots(self) -> list[Opponent]:
+        return [e for e in self.entries if e.kind == "snapshot"]
+
+    def add_snapshot(self, policy, step: int, path: str | None = None, copy_policy: bool = True) -> Opponent:
+        """Add a frozen copy of ``policy`` (taken at ``step``) to the pool."""
+        if copy_policy:
+            policy = copy.deepcopy(policy)
+        policy.set_training_mode(False)
+        for p in policy.parameters():
+            p.requires_grad_(False)
+        name = f"snap_{int(step)}"
+        e = Opponent(name, "snapshot", PolicyAgent(self.core, policy, self.seed + int(step) % 100003,
+                                                   not self.sample, label=name),
+                     step=int(step), path=path, window=self.window)
+        self.entries.append(e)
+        active = [s for s in self.snapshots() if s.active]
+        for old in active[:max(0, len(active) - self.max_snapshots)]:
+            old.active = False
+        self._release()
+        return e
+
+    def _release(self) -> None:
+        used = set(np.unique(self.assignment).tolist())
+        for k, e in enumerate(self.entries):
+            if not e.active and e.agent is not None and k not in used:
+                e.agent = None  # frees the frozen policy
+
+    # -- sampling -----------------------------------------------------------------------
+    def probabilities(self) -> np.ndarray:
+        """The probability of each entry being drawn for a new episode."""
+        p = np.zeros(len(self.entries))
+        others = [k for k, e in enumerate(self.entries) if e.active and e.kind != "latest"]
+        if not others:
+            p[0] = 1.0
+            return p
+        w = np.array([max((1.0 - self.entries[k].win_rate()) ** self.pfsp_power, self.pfsp_floor)
+                      for k in others])
+        p[others] = (1.0 - self.latest_share) * w / w.sum()
+        p[0] = self.latest_share
+        return p
+
+    def on_episode_start(self, env_ids) -> None:
+        env_ids = np.asarray(env_ids, dtype=np.int64)
+        if env_ids.size:
+            p = self.probabilities()
+            self.assignment[env_ids] = self.rng.choice(len(p), size=env_ids.size, p=p)
+
+    def __call__(self, state, mask, env_ids) -> np.ndarray:
+        who = self.assignment[np.asarray(env_ids, dtype=np.int64)]
+        out = np.empty(state.batch_size, dtype=np.int64)
+        for k in np.unique(who):
+            rows = np.flatnonzero(who == k)
+            sub = state if rows.size == state.batch_size else state.take(rows)
+            out[rows] = self.entries[k].agent(sub, mask[rows])
+        return out
+
+    def record(self, env_ids, outcomes, seats=None) -> None:
+        """Results (+1 win, 0 draw, -1 loss, for the learner) of games that just ended."""
+        for i, r in zip(np.asarray(env_ids, dtype=np.int64), np.asarray(outcomes, dtype=np.float64)):
+            e = self.entries[self.assignment[i]]
+            e.results.append(float(r))
+            e.games += 1
+
+    def opponent_of(self, env_ids) -> list[str]:
+        return [self.entries[k].name for k in self.assignment[np.asarray(env_ids, dtype=np.int64)]]
+
+    # -- reporting and persistence ------------------------------------------------------------
+    def summary(self) -> dict:
+        """name -> {win_rate (recent, no prior), games, prob} for every active entry."""
+        p = self.probabilities()
+        return {e.name: {"win_rate": e.win_rate(prior=False), "recent": len(e.results),
+                         "games": e.games, "prob": float(p[k])}
+                for k, e in enumerate(self.entries) if e.active}
+
+    def state_dict(self) -> dict:
+        return {"entries": [{"name": e.name, "kind": e.kind, "step": e.step, "path": e.path,
+                             "active": e.active, "games": e.games, "results": list(e.results)}
+                            for e in self.entries],
+                "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state: dict, load_policy) -> None:
+        """Restore results, snapshots (``load_policy(path)`` -> policy) and the RNG."""
+        by_name = {e.name: e for e in self.entries}
+        for d in state["entries"]:
+            if d["kind"] == "snapshot":
+                if d["active"]:
+                    e = self.add_snapshot(load_policy(d["path"]), d["step"], d["path"], copy_policy=False)
+                else:
+                    e = Opponent(d["name"], "snapshot", None, d["step"], d["path"], self.window)
+                    e.active = False
+                    self.entries.append(e)
+            else:
+                e = by_name.get(d["name"])
+                if e is None:  # a baseline no longer configured
+                    continue
+            e.results.extend(d["results"][-self.window:])
+            e.games = int(d["games"])
+        self.rng.bit_generator.state = state["rng"]
