@@ -123,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed window")
     parser.add_argument("--repeats", type=int, default=5, help="timed windows per figure (median)")
     parser.add_argument("--compile", action="store_true", help="also time numba compilation (cold/warm)")
+    parser.add_argument("--parallel", action="store_true",
+                        help="also measure the opt-in parallel kernels (YYENVS_PARALLEL=1) at large batches")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     unknown = sorted(set(games) - set(available_games()))
@@ -137,16 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     ref, _ = median_of(lambda: aec_steps_per_second(connect_four_v3.env(), args.seconds), args.repeats)
     print(f"\nreference  pettingzoo connect_four_v3 AEC: {ref:,.0f} steps/s")
     print(f"\n{'game':<26}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
-    parallel_default = kernels.parallel_mode()
+    parallel_default = kernels.parallel_enabled()
     for game in games:
         for options in DEFAULT_CONFIGS.get(game, [{}]):
             core = make_core(game, **options)
             label = game + "".join(f" {k}={v}" for k, v in options.items())
             core_steps_per_second(core, 8, 0.05)  # compile / warm up
             for batch in args.batches:
-                modes = ["serial", "parallel"] if batch >= kernels.PARALLEL_MIN_BATCH else ["serial"]
+                modes = ["serial"]
+                if args.parallel and batch >= kernels.PARALLEL_MIN_BATCH:
+                    modes.append("parallel")
                 for mode in modes:
-                    kernels.set_parallel(mode == "parallel")  # forced, whatever the load
+                    kernels.set_parallel(mode == "parallel")
                     core_steps_per_second(core, batch, 0.05)
                     sps, (_, nbytes) = median_of(
                         lambda: core_steps_per_second(core, batch, args.seconds), args.repeats)

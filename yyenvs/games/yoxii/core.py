@@ -57,7 +57,7 @@ CELL_RC, NEIGHBOUR = _geometry()  # (37, 2) row/col of each cell; (37, 8) next c
 
 
 # --- rules (numba kernels; one function per rule) ----------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def totem_destination(board, totem, player, d):
     """Where the totem lands moving in direction ``d`` for ``player``, or -1.
 
@@ -81,7 +81,7 @@ def has_totem_move(board, totem, player):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def placement_cells(board, totem, out):
     """Fill ``out`` with the squares a piece may go on; return how many.
 
@@ -128,45 +128,45 @@ def final_winner(board, totem):
 
 @batch_kernel
 def _legal_mask_kernel(board, totem, stock, player, done, mask):
+    scratch = np.empty((board.shape[0], NUM_CELLS), dtype=np.int64)
     for b in prange(board.shape[0]):
-        cells = np.empty(NUM_CELLS, dtype=np.int64)
-        mask[b, :] = False
+        # the 4 values of one (direction, square) are 4 adjacent mask bytes: one uint32
+        words = mask[b].view(np.uint32)
+        words[:] = 0
         if done[b]:
             continue
         p = player[b]
+        values = np.uint32(0)
+        for v in range(NUM_VALUES):
+            if stock[b, p, v] > 0:
+                values |= np.uint32(1) << np.uint32(8 * v)  # little-endian byte v
         t = totem[b]
+        brd = board[b]
+        cells = scratch[b]
         for d in range(NUM_DIRS):
-            dest = totem_destination(board[b], t, p, d)
+            dest = totem_destination(brd, t, p, d)
             if dest < 0:
                 continue
-            n = placement_cells(board[b], dest, cells)
+            n = placement_cells(brd, dest, cells)
             for k in range(n):
-                base = (d * NUM_CELLS + cells[k]) * NUM_VALUES
-                for v in range(NUM_VALUES):
-                    if stock[b, p, v] > 0:
-                        mask[b, base + v] = True
+                words[d * NUM_CELLS + cells[k]] = values
 
 
 @njit(cache=True)
-def _is_legal(board, totem, stock, p, action):
+def _is_legal(board, totem, stock, p, action, scratch):
     d = action // (NUM_CELLS * NUM_VALUES)
     cell = (action // NUM_VALUES) % NUM_CELLS
     v = action % NUM_VALUES
     if stock[p, v] <= 0:
         return False
     dest = totem_destination(board, totem, p, d)
-    if dest < 0 or cell == dest or board[cell] != 0:
+    if dest < 0:
         return False
-    # same rule as placement_cells: adjacent if any neighbour is empty, else anywhere
-    adjacent = False
-    any_empty = False
-    for k in range(NUM_DIRS):
-        c = NEIGHBOUR[dest, k]
-        if c >= 0 and board[c] == 0:
-            any_empty = True
-            if c == cell:
-                adjacent = True
-    return adjacent or not any_empty
+    n = placement_cells(board, dest, scratch)
+    for k in range(n):
+        if scratch[k] == cell:
+            return True
+    return False
 
 
 @batch_kernel
@@ -174,9 +174,10 @@ def _step_kernel(board, totem, stock, player, rewards, terminated, ply, actions)
     """Apply the actions; return the first illegal row, or -1 (nothing changed then)."""
     B = board.shape[0]
     illegal = np.zeros(B, dtype=np.bool_)
+    scratch = np.empty((B, NUM_CELLS), dtype=np.int64)
     for b in prange(B):  # validate every row before touching any
         a = actions[b]
-        illegal[b] = a >= 0 and not _is_legal(board[b], totem[b], stock[b], player[b], a)
+        illegal[b] = a >= 0 and not _is_legal(board[b], totem[b], stock[b], player[b], a, scratch[b])
     for b in range(B):
         if illegal[b]:
             return b
@@ -209,24 +210,34 @@ def _step_kernel(board, totem, stock, player, rewards, terminated, ply, actions)
 @batch_kernel
 def _observe_kernel(board, totem, stock, viewer, obs):
     """Planes (7, 7, 18) from ``viewer``'s side; see ``YoxiiCore.observe``."""
+    C = obs.shape[3]
     for b in prange(board.shape[0]):
-        obs[b] = 0.0
+        o = obs[b].reshape(-1)  # one game's planes, flat: (row * 7 + col) * 18 + plane
+        o[:] = 0.0
         me = viewer[b]
         sign = 1 if me == 0 else -1
+        s0, s1, s2, s3 = stock[b, me, 0] / 5.0, stock[b, me, 1] / 5.0, stock[b, me, 2] / 5.0, stock[b, me, 3] / 5.0
+        o0, o1, o2, o3 = (stock[b, 1 - me, 0] / 5.0, stock[b, 1 - me, 1] / 5.0,
+                          stock[b, 1 - me, 2] / 5.0, stock[b, 1 - me, 3] / 5.0)
+        brd = board[b]
         for c in range(NUM_CELLS):
-            r = CELL_RC[c, 0]
-            col = CELL_RC[c, 1]
-            x = board[b, c] * sign
+            base = (CELL_RC[c, 0] * SIZE + CELL_RC[c, 1]) * C
+            x = brd[c] * sign
             if x > 0:
-                obs[b, r, col, x - 1] = 1.0
+                o[base + x - 1] = 1.0
             elif x < 0:
-                obs[b, r, col, 4 - x - 1] = 1.0
-            obs[b, r, col, 9] = 1.0
-            for v in range(NUM_VALUES):
-                obs[b, r, col, 10 + v] = stock[b, me, v] / 5.0
-                obs[b, r, col, 14 + v] = stock[b, 1 - me, v] / 5.0
+                o[base + 3 - x] = 1.0
+            o[base + 9] = 1.0
+            o[base + 10] = s0
+            o[base + 11] = s1
+            o[base + 12] = s2
+            o[base + 13] = s3
+            o[base + 14] = o0
+            o[base + 15] = o1
+            o[base + 16] = o2
+            o[base + 17] = o3
         t = totem[b]
-        obs[b, CELL_RC[t, 0], CELL_RC[t, 1], 8] = 1.0
+        o[(CELL_RC[t, 0] * SIZE + CELL_RC[t, 1]) * C + 8] = 1.0
 
 
 @batch_kernel
