@@ -1,0 +1,182 @@
+"""End-to-end self-play training in seconds, for every available game."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+import numpy as np
+import pytest
+
+from yyenvs.games import available_games
+
+GAMES = available_games()
+
+TINY = [
+    ("num_envs", 16), ("ppo.n_steps", 16), ("ppo.batch_size", 128), ("ppo.n_epochs", 1),
+    ("ppo.net_arch", [32]), ("total_timesteps", 768), ("torch_threads", 1),
+    ("selfplay.snapshot_every", 256), ("selfplay.latest", 0.3), ("checkpoint.every", 256),
+    ("eval.every", 512), ("eval.games", 8), ("eval.final_games", 8), ("eval.table_games", 4),
+    ("eval.table_snapshots", 2), ("log.progress", False),
+]
+
+
+def _steps_per_round(game) -> int:
+    """Timesteps for every one of 16 envs to finish about two games (random play)."""
+    from yyenvs.agents import RandomAgent
+    from yyenvs.games import make_core
+    core = make_core(game)
+    s = core.init(np.arange(16))
+    agent = RandomAgent(core, 0)
+    while not s.done.all():
+        a = agent(s, core.legal_action_mask(s))
+        a[s.done] = -1
+        core.step(s, a)
+    per_env = 2 * float(s.ply.mean()) / core.num_players
+    return 256 * max(1, int(np.ceil(per_env / 16 / 2)))
+
+
+def tiny_config(game, run_dir, **extra):
+    from training.config import load_config
+    unit = _steps_per_round(game)
+    over = ([("game", game), ("run_dir", str(run_dir))] + TINY
+            + [("total_timesteps", 3 * unit), ("selfplay.snapshot_every", unit),
+               ("checkpoint.every", unit), ("eval.every", 2 * unit)] + list(extra.items()))
+    return load_config(None, over)
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def trained(request, tmp_path_factory):
+    """One tiny run per game (shared by the tests below)."""
+    from training.train import Trainer
+    game = request.param
+    run_dir = tmp_path_factory.mktemp(f"run_{game}")
+    trainer = Trainer(tiny_config(game, run_dir), log=lambda m: None)
+    outcomes = []
+    trainer.env.episode_listeners.append(lambda idx, out, seats: outcomes.extend(out.tolist()))
+    info = trainer.train()
+    return game, run_dir, trainer, info, outcomes
+
+
+def test_pool_grows(trained):
+    game, run_dir, trainer, info, _ = trained
+    snaps = trainer.pool.snapshots()
+    assert len(snaps) >= 2, "a snapshot every third of the run"
+    assert sorted(s.step for s in snaps) == [s.step for s in snaps]
+    assert len(glob.glob(os.path.join(run_dir, "snapshots", "step_*.zip"))) == len(snaps)
+    # snapshots and baselines were actually played
+    played = {e.name for e in trainer.pool.entries if e.games > 0}
+    assert "latest" in played and played & {"random", "greedy"}
+    p = trainer.pool.probabilities()
+    assert p.sum() == pytest.approx(1.0) and (p > 0).sum() >= 3
+
+
+def test_learner_sees_losses(trained):
+    _, _, trainer, _, outcomes = trained
+    assert -1.0 in outcomes and 1.0 in outcomes
+    rewards = trainer.model.rollout_buffer.rewards
+    assert rewards.min() == pytest.approx(-1.0)  # a loss reached PPO's buffer as -1
+    assert rewards.max() == pytest.approx(1.0)
+
+
+def test_checkpoints_saved(trained):
+    from yyenvs.agents.checkpoint import read_metadata
+    game, run_dir, trainer, info, _ = trained
+    ckpts = sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.zip")))
+    assert 1 <= len(ckpts) <= 2  # older ones are pruned
+    meta = read_metadata(ckpts[-1], trainer.core)
+    assert meta["game"] == game
+    assert meta["num_timesteps"] == info["steps"] == trainer.cfg["total_timesteps"]
+    assert any(e["kind"] == "snapshot" for e in meta["pool"]["entries"])
+    assert os.path.exists(os.path.join(run_dir, "final.zip"))
+    assert glob.glob(os.path.join(run_dir, "tb", "**", "events.*"), recursive=True)
+    assert trainer.last_eval and "random" in trainer.last_eval
+
+
+def test_resume_continues(trained):
+    from training.train import Trainer
+    game, run_dir, trainer, info, _ = trained
+    t2 = Trainer(tiny_config(game, run_dir, total_timesteps=info["steps"] + 256), log=lambda m: None)
+    assert t2.resumed_from is not None
+    assert t2.model.num_timesteps == info["steps"]
+    assert len(t2.pool.snapshots()) == len(trainer.pool.snapshots())
+    assert sum(e.games for e in t2.pool.entries) == sum(e.games for e in trainer.pool.entries)
+    info2 = t2.train()
+    assert info2["steps"] >= info["steps"] + 256
+    # a fresh run refuses to overwrite, and another game is refused
+    from training.config import ConfigError
+    with pytest.raises(ConfigError, match="resume"):
+        Trainer(tiny_config(game, run_dir, resume=False), log=lambda m: None)
+    other = [g for g in GAMES if g != game]
+    if other:
+        from yyenvs.agents.checkpoint import CheckpointError
+        with pytest.raises(CheckpointError, match=f"'{game}' run"):
+            Trainer(tiny_config(other[0], run_dir), log=lambda m: None)
+
+
+def test_evaluation_outputs(trained, capsys):
+    game, run_dir, trainer, info, _ = trained
+    result = trainer.final_evaluation()
+    out = capsys.readouterr().out
+    assert "final vs random" in out and "ratings" in out
+    with open(os.path.join(run_dir, "eval", "eval.json")) as f:
+        saved = json.load(f)
+    names = [e["name"] for e in saved["entrants"]]
+    assert names[0] == "final" and "random" in names
+    assert all(e["rating"] is not None for e in saved["entrants"])
+    row = next(r for r in saved["table"] if r["player"] == "final" and r["opponent"] == "random")
+    assert row["wins"] + row["draws"] + row["losses"] == row["games"] == 8
+    lo, hi = row["win_rate_ci95"]
+    assert lo <= row["win_rate"] <= hi
+    png = os.path.join(run_dir, "eval", "ratings.png")
+    with open(png, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert result["games_per_pair"] == "varies"
+
+
+def test_eval_command(trained, tmp_path, capsys):
+    from training.evaluate import main
+    game, run_dir, *_ = trained
+    rc = main([os.path.join(run_dir, "final.zip"), "random", "--games", "6", "--out", str(tmp_path)])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert "final" in out and "random" in out and "Wilson" in out
+    assert os.path.exists(tmp_path / "eval.json") and os.path.exists(tmp_path / "ratings.png")
+
+
+def test_eval_balanced_seats():
+    """Seats alternate: random vs random wins about half each way, and the
+    cross-table is consistent (A's wins are B's losses)."""
+    from training.evaluate import make_entrants, tournament
+    from yyenvs.games import make_core
+    core = make_core(GAMES[0])
+    ents = make_entrants(["random", "greedy"], core)
+    res = tournament(core, ents, 40, seed=1)
+    a = next(r for r in res["table"] if r["player"] == "random")
+    b = next(r for r in res["table"] if r["player"] == "greedy")
+    assert a["wins"] == b["losses"] and a["losses"] == b["wins"] and a["games"] == 40
+    assert b["wins"] > a["wins"]  # greedy beats random
+    ratings = {e["name"]: e["rating"] for e in res["entrants"]}
+    assert ratings["random"] == 0 and ratings["greedy"] > 0
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES
+                                  if "num_players" in __import__("yyenvs.games", fromlist=["x"])
+                                  .core_class(g).default_options])
+def test_multiplayer_placements(game):
+    """3-player games are scored pairwise from placements."""
+    from training.evaluate import make_entrants, tournament
+    from yyenvs.games import make_core
+    core = make_core(game, num_players=3)
+    res = tournament(core, make_entrants(["random", "greedy"], core), 6, seed=2)
+    w = np.array(res["wins"])
+    d = np.array(res["draws"])
+    # 6 games with seats A,B,A / B,A,B: two cross-entrant seat pairs per game
+    assert w.sum() + d[0, 1] == 12
+    assert all(e["rating"] is not None for e in res["entrants"])
+
+
+def test_train_command_rejects_bad_key(capsys):
+    from training.train import main
+    assert main(["ppo.learnig_rate=1"]) == 2
+    assert "ppo.learnig_rate" in capsys.readouterr().err
