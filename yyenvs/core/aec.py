@@ -91,7 +91,7 @@ class GameAECEnv(AECEnv, EzPickle):
 
     def observe(self, agent):
         obs = self.core.observe(self.state, self._seat[agent])[0]
-        if agent == self.agent_selection and not self.state.done[0]:
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             mask = self._legal_mask().view(np.int8).copy()
         else:
             mask = np.zeros(self.core.num_actions, np.int8)
@@ -112,8 +112,7 @@ class GameAECEnv(AECEnv, EzPickle):
         else:
             self.core.step(self.state, np.array([action], np.int64))
             self._mask = None
-            r = self.state.rewards[0]
-            self.rewards = {a: float(r[i]) for i, a in enumerate(self.possible_agents) if a in self.rewards}
+            self.rewards = dict(zip(self.possible_agents, self.state.rewards[0].tolist()))
             if self.state.terminated[0]:
                 self.terminations = dict.fromkeys(self.agents, True)
             elif self.state.truncated[0]:

@@ -194,7 +194,11 @@ class GameCore(abc.ABC):
         if not (type(actions) is np.ndarray and actions.dtype == np.int64  # noqa: E721
                 and actions.shape == (state.batch_size,)):
             actions = self._coerce_actions(state, actions)
-        i = _first_bad_action(actions, state.terminated, state.truncated, self.num_actions)
+        if actions.shape[0] == 1:  # one game (AEC, search): plain Python beats a kernel call
+            a = actions[0]
+            i = 0 if a >= self.num_actions or (a >= 0 and (state.terminated[0] or state.truncated[0])) else -1
+        else:
+            i = _first_bad_action(actions, state.terminated, state.truncated, self.num_actions)
         if i >= 0:
             if actions[i] >= self.num_actions:
                 raise IllegalActionError(
