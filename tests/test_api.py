@@ -198,3 +198,19 @@ def test_vector_env_gives_each_seat_its_own_reward():
                 # the learner's reward is its own seat's result
                 assert r[i] == ep["outcome"][i]
     assert total[0] and total[1]
+
+
+def test_maskable_ppo_learns_on_the_registered_env():
+    """The Gymnasium env through SB3's own make_vec_env: masks reach MaskablePPO."""
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.env_util import make_vec_env
+    venv = make_vec_env("yyenvs/Yoxii-v0", n_envs=2, env_kwargs={"opponent": "random"}, seed=0)
+    venv.reset()
+    masks = get_action_masks(venv)
+    assert masks.shape == (2, 1184) and masks.sum(1).tolist() == [256, 256]
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+    model.learn(64)
+    obs = venv.reset()
+    actions, _ = model.predict(obs, action_masks=get_action_masks(venv))
+    assert get_action_masks(venv)[np.arange(2), actions].all()
