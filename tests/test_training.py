@@ -180,3 +180,45 @@ def test_train_command_rejects_bad_key(capsys):
     from training.train import main
     assert main(["ppo.learnig_rate=1"]) == 2
     assert "ppo.learnig_rate" in capsys.readouterr().err
+
+
+def test_pfsp_favours_least_beaten():
+    """PFSP weights (1 - p)^2 from recorded results; baseline_share splits the draw."""
+    from training.pool import OpponentPool
+    from yyenvs.games import make_core
+    core = make_core(GAMES[0])
+    pool = OpponentPool(core, 4, None, baselines=["random", "greedy"], latest=0.2, pfsp_power=2.0,
+                        pfsp_floor=0.0, window=100)
+    pool.assignment[:] = [1, 1, 2, 2]           # envs 0,1 vs random; 2,3 vs greedy
+    for _ in range(49):
+        pool.record([0, 1], [1.0, 1.0])          # random: 98 wins -> p = 99/100
+        pool.record([2, 3], [1.0, -1.0])         # greedy: 49 wins, 49 losses -> p = 0.5
+    p = pool.probabilities()
+    w_r, w_g = (1 - 99 / 100) ** 2, (1 - 0.5) ** 2
+    assert p[0] == pytest.approx(0.2)
+    assert p[1] == pytest.approx(0.8 * w_r / (w_r + w_g))
+    assert p[2] == pytest.approx(0.8 * w_g / (w_r + w_g))
+    # a snapshot enters at p = 0.5; with baseline_share the baselines keep 0.3 between them
+    pool.baseline_share = 0.3
+
+    class Frozen:  # the minimal policy interface add_snapshot needs
+        def set_training_mode(self, mode):
+            pass
+
+        def parameters(self):
+            return []
+
+        def __deepcopy__(self, memo):
+            return Frozen()
+    pool.add_snapshot(Frozen(), 100)
+    p = pool.probabilities()
+    assert p[1] + p[2] == pytest.approx(0.3) and p[3] == pytest.approx(0.5)
+    # draws: many episodes drawn per env follow these probabilities
+    pool.on_episode_start(np.arange(4))
+    big = OpponentPool(core, 20000, None, baselines=["random", "greedy"], latest=0.2, window=100)
+    big.entries = pool.entries
+    big.baseline_share = 0.3
+    big.pfsp_floor = 0.0
+    big.on_episode_start(np.arange(20000))
+    counts = np.bincount(big.assignment, minlength=4) / 20000
+    assert counts == pytest.approx(p, abs=0.02)

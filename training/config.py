@@ -27,7 +27,7 @@ DEFAULTS: dict = {
     "game": "yoxii",
     "game_options": {},          # the core's options (checked by the core)
     "seed": 0,
-    "run_dir": "runs/yoxii",     # checkpoints, snapshots, TensorBoard logs, evaluation
+    "run_dir": "runs/yoxii",     # checkpoints, snapshots, TensorBoard, evaluation; "{time}" -> a timestamp
     "resume": True,              # continue from run_dir/checkpoints/last.zip when present
     "total_timesteps": 2_000_000,  # learner decisions over the whole run
     "max_minutes": 0.0,          # stop (and checkpoint) after this wall time; 0 = no limit
@@ -50,6 +50,7 @@ DEFAULTS: dict = {
     },
     "selfplay": {
         "latest": 0.35,          # share of games against the current policy
+        "baseline_share": 0.0,   # share reserved for the baselines (0: PFSP over snapshots + baselines)
         "baselines": ["random", "greedy"],  # scripted opponents in the pool
         "snapshot_every": 50_000,  # steps between policy snapshots added to the pool
         "max_snapshots": 20,     # the oldest leave the pool beyond this many
@@ -83,7 +84,7 @@ RANGES = {
     "ppo.learning_rate": (0, None), "ppo.gamma": (0, 1), "ppo.gae_lambda": (0, 1),
     "ppo.clip_range": (0, None), "ppo.ent_coef": (0, None), "ppo.vf_coef": (0, None),
     "ppo.max_grad_norm": (0, None), "ppo.target_kl": (0, None),
-    "selfplay.latest": (0, 1), "selfplay.snapshot_every": (1, None), "selfplay.max_snapshots": (0, None),
+    "selfplay.latest": (0, 1), "selfplay.baseline_share": (0, 1), "selfplay.snapshot_every": (1, None), "selfplay.max_snapshots": (0, None),
     "selfplay.pfsp_power": (0, None), "selfplay.pfsp_floor": (0, 1), "selfplay.window": (1, None),
     "checkpoint.every": (1, None), "eval.every": (0, None), "eval.games": (2, None),
     "eval.final_games": (0, None), "eval.table_games": (0, None), "eval.table_snapshots": (0, None),

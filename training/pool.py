@@ -12,7 +12,9 @@ Sampling (AlphaStar-style prioritised fictitious self-play):
 * otherwise an opponent among the active snapshots and the baselines is drawn
   with weight ``max((1 - p) ** power, floor)``, ``p`` the learner's recent
   win rate against it (draws half, Laplace prior so a new entry starts at 0.5)
-  -- the opponents it beats least are favoured.
+  -- the opponents it beats least are favoured.  With ``baseline_share > 0``
+  that share of games goes to the baselines (PFSP among them) and the rest
+  to the snapshots, so a growing pool does not crowd the baselines out.
 
 Every finished game is recorded against its opponent (:meth:`record`); these
 recent results are the win rates shown by the progress bar and TensorBoard.
@@ -53,10 +55,16 @@ class OpponentPool:
 
     def __init__(self, core, num_envs: int, latest_policy, *, baselines=("random", "greedy"),
                  latest: float = 0.35, pfsp_power: float = 2.0, pfsp_floor: float = 0.02,
-                 window: int = 400, max_snapshots: int = 20, sample: bool = True, seed: int = 0):
+                 window: int = 400, max_snapshots: int = 20, sample: bool = True, seed: int = 0,
+                 baseline_share: float = 0.0):
         self.core = core
         self.num_envs = int(num_envs)
         self.latest_share = float(latest)
+        self.baseline_share = float(baseline_share)
+        if self.latest_share + self.baseline_share > 1.0 + 1e-9:
+            from training.config import ConfigError
+            raise ConfigError(f"selfplay.latest ({latest}) + selfplay.baseline_share ({baseline_share}) "
+                              "must not exceed 1")
         self.pfsp_power = float(pfsp_power)
         self.pfsp_floor = float(pfsp_floor)
         self.window = int(window)
@@ -111,11 +119,24 @@ class OpponentPool:
         if not others:
             p[0] = 1.0
             return p
-        w = np.array([max((1.0 - self.entries[k].win_rate()) ** self.pfsp_power, self.pfsp_floor)
-                      for k in others])
-        p[others] = (1.0 - self.latest_share) * w / w.sum()
         p[0] = self.latest_share
+        rest = 1.0 - self.latest_share
+        groups = [others]
+        if self.baseline_share > 0:
+            base = [k for k in others if self.entries[k].kind == "baseline"]
+            snaps = [k for k in others if self.entries[k].kind != "baseline"]
+            if base and snaps:
+                groups = [base, snaps]
+                shares = [self.baseline_share, rest - self.baseline_share]
+        if len(groups) == 1:
+            shares = [rest]
+        for group, share in zip(groups, shares):
+            w = np.array([self._pfsp_weight(k) for k in group])
+            p[group] = share * w / w.sum()
         return p
+
+    def _pfsp_weight(self, k: int) -> float:
+        return max((1.0 - self.entries[k].win_rate()) ** self.pfsp_power, self.pfsp_floor)
 
     def on_episode_start(self, env_ids) -> None:
         env_ids = np.asarray(env_ids, dtype=np.int64)

@@ -67,6 +67,8 @@ class Trainer:
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         torch.set_num_threads(cfg["torch_threads"])
         self.core = make_core(cfg["game"], **cfg["game_options"])
+        if "{time}" in cfg["run_dir"]:  # a new directory per run (the quick demo)
+            cfg["run_dir"] = cfg["run_dir"].replace("{time}", time.strftime("%Y%m%d-%H%M%S"))
         self.run_dir = cfg["run_dir"]
         self.dirs = {k: os.path.join(self.run_dir, k) for k in ("checkpoints", "snapshots", "tb", "eval")}
         ckpts = checkpoint_files(self.run_dir)
@@ -94,7 +96,7 @@ class Trainer:
                                  latest=sp["latest"], pfsp_power=sp["pfsp_power"],
                                  pfsp_floor=sp["pfsp_floor"], window=sp["window"],
                                  max_snapshots=sp["max_snapshots"], sample=sp["opponent_sample"],
-                                 seed=cfg["seed"])
+                                 seed=cfg["seed"], baseline_share=sp["baseline_share"])
         self.env = LearnerVecEnv(self.core, cfg["num_envs"], self.pool, seed=cfg["seed"])
         self.env.episode_listeners.append(self.pool.record)
         tb = self.dirs["tb"] if cfg["log"]["tensorboard"] else None
