@@ -127,8 +127,11 @@ class GameCore(abc.ABC):
 
     # -- naming ---------------------------------------------------------
     def player_names(self) -> list[str]:
-        """One agent name per seat, seat 0 first (PettingZoo agent names)."""
-        return [f"player_{i}" for i in range(self.num_players)]
+        """One descriptor per seat, seat 0 first, e.g. ``["white", "red"]``.
+
+        The AEC environment names its agents ``f"{descriptor}_{seat}"``.
+        """
+        return ["player"] * self.num_players
 
     def action_to_string(self, action: int) -> str:
         return str(int(action))

@@ -115,9 +115,6 @@ class YinYangCore(GameCore):
         self._names = self._action_names()
 
     # -- naming ------------------------------------------------------------
-    def player_names(self):
-        return [f"player_{i}" for i in range(self.num_players)]
-
     def _action_names(self):
         d, off = self.data, self.off
         cn = d.city_names
