@@ -222,3 +222,25 @@ def test_pfsp_favours_least_beaten():
     big.on_episode_start(np.arange(20000))
     counts = np.bincount(big.assignment, minlength=4) / 20000
     assert counts == pytest.approx(p, abs=0.02)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_cnn_option(game, tmp_path):
+    """ppo.cnn_channels trains and reloads on plane observations; refused on vectors."""
+    from training.config import ConfigError
+    from training.train import Trainer
+    from yyenvs.agents.checkpoint import load_policy_agent
+    from yyenvs.games import make_core
+    core = make_core(game)
+    cfg = tiny_config(game, tmp_path, **{"ppo.cnn_channels": [4], "total_timesteps": 256,
+                                        "eval.every": 0, "log.tensorboard": False})
+    if len(core.observation_shape) != 3:
+        with pytest.raises(ConfigError, match="cnn_channels"):
+            Trainer(cfg, log=lambda m: None)
+        return
+    t = Trainer(cfg, log=lambda m: None)
+    info = t.train()
+    agent = load_policy_agent(info["final"], core, 0, deterministic=False)
+    s = core.init(np.arange(5))
+    mask = core.legal_action_mask(s)
+    assert mask[np.arange(5), agent(s, mask)].all()

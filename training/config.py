@@ -47,6 +47,7 @@ DEFAULTS: dict = {
         "target_kl": 0.0,        # 0 = none
         "net_arch": [256, 256],  # hidden layers of the policy and of the value MLP
         "activation": "relu",    # relu | tanh
+        "cnn_channels": [],      # 3x3 conv layers over the planes before the MLP ([] = MLP only)
     },
     "selfplay": {
         "latest": 0.35,          # share of games against the current policy
@@ -139,7 +140,7 @@ def _check_value(key: str, value, default):
     elif isinstance(default, list):
         if not isinstance(value, list):
             raise bad("a list")
-        if key == "ppo.net_arch" and not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
+        if key in ("ppo.net_arch", "ppo.cnn_channels") and not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
                                              for x in value):
             raise bad("a list of positive layer widths")
         if key in ("selfplay.baselines", "eval.opponents") and not all(isinstance(x, str) for x in value):

@@ -12,8 +12,29 @@ from __future__ import annotations
 
 import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 HUGE_NEG = -1e8
+
+
+class _LogSoftmax(th.autograd.Function):
+    """log_softmax whose backward uses the softmax instead of ``exp(log_softmax)``.
+
+    Same values and gradients as ``th.log_softmax``; PyTorch's CPU ``exp`` takes a
+    slow path on large negative inputs (the masked logits), 10-20x slower than
+    normal, and the stock backward calls it on every masked entry.
+    """
+
+    @staticmethod
+    def forward(ctx, x):
+        p = th.softmax(x, dim=-1)
+        ctx.save_for_backward(p)
+        return th.log_softmax(x, dim=-1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (p,) = ctx.saved_tensors
+        return grad - p * grad.sum(dim=-1, keepdim=True)
 
 
 class FastMaskablePolicy(MaskableActorCriticPolicy):
@@ -24,22 +45,26 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         pi_features, vf_features = features
         return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
 
-    def _masked_log_probs(self, latent_pi, action_masks):
+    def _masked_logits(self, latent_pi, action_masks):
         logits = self.action_net(latent_pi)
         if action_masks is not None:
             mask = th.as_tensor(action_masks, device=logits.device).to(th.bool).reshape(logits.shape)
             logits = logits.masked_fill(~mask, HUGE_NEG)
-        return th.log_softmax(logits, dim=-1)
+        return logits
+
+    def _masked_log_probs(self, latent_pi, action_masks):
+        return _LogSoftmax.apply(self._masked_logits(latent_pi, action_masks))
 
     def forward(self, obs, deterministic: bool = False, action_masks=None):
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
-        logp = self._masked_log_probs(latent_pi, action_masks)
+        logits = self._masked_logits(latent_pi, action_masks)
+        logp = th.log_softmax(logits, dim=-1)
         if deterministic:
             actions = logp.argmax(dim=-1)
         else:
             # inverse-CDF sampling (th.multinomial is several times slower over ~1000 actions)
-            cdf = logp.exp().cumsum(dim=-1)
+            cdf = th.softmax(logits, dim=-1).cumsum(dim=-1)
             u = th.rand((cdf.shape[0], 1), device=cdf.device) * cdf[:, -1:]
             actions = th.searchsorted(cdf, u, right=True).squeeze(1).clamp_(max=cdf.shape[1] - 1)
         log_prob = logp.gather(1, actions.unsqueeze(1)).squeeze(1)
@@ -48,7 +73,30 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
     def evaluate_actions(self, obs, actions, action_masks=None):
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
-        logp = self._masked_log_probs(latent_pi, action_masks)
+        logits = self._masked_logits(latent_pi, action_masks)
+        logp = _LogSoftmax.apply(logits)
         log_prob = logp.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
-        entropy = -(logp.exp() * logp).sum(dim=-1)
+        entropy = -(th.softmax(logits, dim=-1) * logp).sum(dim=-1)
         return values, log_prob, entropy
+
+
+class PlanesCNN(BaseFeaturesExtractor):
+    """3x3 'same' convolutions over (H, W, C) observation planes, then flatten.
+
+    ``channels`` lists the output channels of each convolution (ReLU after
+    each).  Enabled by ``ppo.cnn_channels`` (e.g. ``[32, 32]``); the MLP of
+    ``ppo.net_arch`` follows it for the policy and the value.
+    """
+
+    def __init__(self, observation_space, channels=(32, 32)):
+        import torch.nn as nn
+        h, w, c = observation_space.shape
+        super().__init__(observation_space, features_dim=h * w * int(channels[-1]))
+        layers, prev = [], c
+        for ch in channels:
+            layers += [nn.Conv2d(prev, int(ch), 3, padding=1), nn.ReLU()]
+            prev = int(ch)
+        self.cnn = nn.Sequential(*layers, nn.Flatten())
+
+    def forward(self, obs):
+        return self.cnn(obs.permute(0, 3, 1, 2))

@@ -113,6 +113,15 @@ class Trainer:
         else:
             p = cfg["ppo"]
             arch = list(p["net_arch"])
+            policy_kwargs = {"net_arch": {"pi": arch, "vf": arch},
+                             "activation_fn": _activation(p["activation"])}
+            if p["cnn_channels"]:
+                if len(self.core.observation_shape) != 3:
+                    raise ConfigError(f"ppo.cnn_channels needs (H, W, C) observation planes; "
+                                      f"{self.core.name} observations are {self.core.observation_shape}")
+                from training.policy import PlanesCNN
+                policy_kwargs["features_extractor_class"] = PlanesCNN
+                policy_kwargs["features_extractor_kwargs"] = {"channels": list(p["cnn_channels"])}
             from training.policy import FastMaskablePolicy
             self.model = MaskablePPO(
                 FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
@@ -120,8 +129,7 @@ class Trainer:
                 gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
                 vf_coef=p["vf_coef"], max_grad_norm=p["max_grad_norm"],
                 target_kl=p["target_kl"] or None,
-                policy_kwargs={"net_arch": {"pi": arch, "vf": arch},
-                               "activation_fn": _activation(p["activation"])},
+                policy_kwargs=policy_kwargs,
                 tensorboard_log=tb, seed=cfg["seed"], device="cpu", verbose=0)
             self.pool.set_latest_policy(self.model.policy)
             self.elapsed_before = 0.0
