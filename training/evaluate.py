@@ -269,7 +269,7 @@ def main(argv=None) -> int:
     p.add_argument("--first-only", action="store_true",
                    help="only the first entrant against each other one (not a round robin)")
     p.add_argument("--out", default=None, help="directory for eval.json and ratings.png")
-    args = p.parse_args(argv)
+    args = p.parse_intermixed_args(argv)
     import torch
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     game, options = args.game, {}
