@@ -23,15 +23,48 @@ def play(core, batch, steps, parallel):
                 break
         return s, np.array(obs)
     finally:
-        kernels.set_parallel(False)
+        kernels.set_parallel("auto")
 
 
 @pytest.mark.parametrize("game", available_games())
-def test_parallel_kernels_match_serial(game):
+@pytest.mark.parametrize("mode", [True, "auto"])
+def test_parallel_kernels_match_serial(game, mode):
     core = make_core(game)
     batch = kernels.PARALLEL_MIN_BATCH
     a, oa = play(core, batch, 12, False)
-    b, ob = play(core, batch, 12, True)
+    b, ob = play(core, batch, 12, mode)
     assert np.array_equal(oa, ob)
     for f in vars(a):
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
+def test_auto_mode_moves_to_the_faster_version(monkeypatch):
+    import time as _time
+
+    from numba import prange
+
+    @kernels.batch_kernel
+    def double(x, out):
+        for i in prange(x.shape[0]):
+            out[i] = 2 * x[i]
+
+    calls = []
+
+    def slow_parallel(x, out):  # stands for a parallel region stalled by a busy machine
+        calls.append("parallel")
+        _time.sleep(0.01)
+        out[:] = 2 * x
+
+    double._parallel = slow_parallel
+    monkeypatch.setattr(kernels, "_mode", "auto")
+    x = np.arange(kernels.PARALLEL_MIN_BATCH, dtype=np.float64)
+    out = np.empty_like(x)
+    for _ in range(200):
+        double(x, out)
+        assert np.array_equal(out, 2 * x)
+    assert double._cost["serial"] < double._cost["parallel"]
+    # after the first measurements, parallel only runs as an occasional re-check
+    assert 2 <= len(calls) <= 20
+    small = np.arange(3, dtype=np.float64)
+    double(small, np.empty_like(small))  # small batches never go parallel
+    assert len(calls) <= 20

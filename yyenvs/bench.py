@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed windows per figure (median)")
     parser.add_argument("--compile", action="store_true", help="also time numba compilation (cold/warm)")
     parser.add_argument("--parallel", action="store_true",
-                        help="also measure the opt-in parallel kernels (YYENVS_PARALLEL=1) at large batches")
+                        help="also measure forced serial and forced parallel kernels at large batches "
+                             "(the default 'auto' picks the faster as it goes)")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     unknown = sorted(set(games) - set(available_games()))
@@ -139,22 +140,23 @@ def main(argv: list[str] | None = None) -> int:
     ref, _ = median_of(lambda: aec_steps_per_second(connect_four_v3.env(), args.seconds), args.repeats)
     print(f"\nreference  pettingzoo connect_four_v3 AEC: {ref:,.0f} steps/s")
     print(f"\n{'game':<26}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
-    parallel_default = kernels.parallel_enabled()
+    parallel_default = kernels.parallel_mode()
     for game in games:
         for options in DEFAULT_CONFIGS.get(game, [{}]):
             core = make_core(game, **options)
             label = game + "".join(f" {k}={v}" for k, v in options.items())
             core_steps_per_second(core, 8, 0.05)  # compile / warm up
             for batch in args.batches:
-                modes = ["serial"]
+                modes = ["auto"]
                 if args.parallel and batch >= kernels.PARALLEL_MIN_BATCH:
-                    modes.append("parallel")
+                    modes += ["serial", "parallel"]
                 for mode in modes:
-                    kernels.set_parallel(mode == "parallel")
+                    kernels.set_parallel(mode)
                     core_steps_per_second(core, batch, 0.05)
                     sps, (_, nbytes) = median_of(
                         lambda: core_steps_per_second(core, batch, args.seconds), args.repeats)
-                    print(f"{label:<26}{'core ' + mode:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
+                    layer = "core" if mode == "auto" else f"core {mode}"
+                    print(f"{label:<26}{layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
                           f"{nbytes:>9.0f}")
                 kernels.set_parallel(parallel_default)
             from yyenvs.core.aec import aec_factories

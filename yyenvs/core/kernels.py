@@ -1,38 +1,51 @@
-"""Batch kernels compiled serial, with an opt-in parallel version for large batches.
+"""Batch kernels: written once with ``prange``, run serially or on numba's threads.
 
-Write a kernel once with ``prange`` over the batch (the first argument's first
-axis) and decorate it with :func:`batch_kernel`.  By default every call runs
-the serial loop.  ``YYENVS_PARALLEL=1`` (or :func:`set_parallel`) runs batches
-of at least ``PARALLEL_MIN_BATCH`` rows on numba's thread pool.
+Decorate a kernel whose first argument's first axis is the batch with
+:func:`batch_kernel`.  Small batches (one game for the AEC env, search
+agents) always run the serial loop.  For batches of ``PARALLEL_MIN_BATCH``
+rows or more, the default mode ``auto`` measures both versions as it goes and
+uses the faster:
 
-Why serial by default: a parallel region waits for its slowest thread, and on
-a machine whose cores are busy (a learner's torch threads, a second job, the
-test runner) that thread is often descheduled.  Measured on the 2-core
-development machine at load average 2.3: Yoxii at batch 1024 ran 510k steps/s
-serial and 22k parallel; on an idle machine parallel reached about 800k.
-Both versions are cached on disk under distinct names (numba's cache key
-ignores the ``parallel`` flag).
+* on an idle 2-core machine the parallel version is about twice as fast;
+* on a machine whose cores are busy (a learner's torch threads, a second job,
+  the test runner) a parallel region waits for descheduled threads, and was
+  measured 20x *slower* than the serial loop (Yoxii, batch 1024, load 2.3).
+
+``auto`` times the preferred version on every call and the other one now and
+then (every 16 calls at first, backing off to every 1024 while the choice
+holds), so it follows the machine's load within a few calls.  Set
+``YYENVS_PARALLEL=0`` (serial) or ``1`` (parallel), or call
+:func:`set_parallel`, to force a mode.  Both versions give identical results
+and are cached on disk under distinct names (numba's cache key ignores the
+``parallel`` flag); the parallel one compiles on first use.
 """
 from __future__ import annotations
 
 import os
+import time
 import types
 
 from numba import njit
 
-#: batches at least this large use the parallel version when it is enabled
+#: batches at least this large may use the parallel version
 PARALLEL_MIN_BATCH = 256
-_parallel = os.environ.get("YYENVS_PARALLEL", "0") not in ("0", "", "false", "no")
+_MODES = {"auto": "auto", "1": "parallel", "0": "serial", "parallel": "parallel", "serial": "serial"}
+_env_mode = os.environ.get("YYENVS_PARALLEL", "auto").strip().lower()
+if _env_mode not in _MODES:
+    raise ValueError(f"YYENVS_PARALLEL must be auto, 1 or 0, not {_env_mode!r}")
+_mode = _MODES[_env_mode]
 
 
-def set_parallel(enabled: bool) -> None:
-    """Use (or stop using) the parallel kernels for large batches."""
-    global _parallel
-    _parallel = bool(enabled)
+def set_parallel(mode) -> None:
+    """``True``/``"parallel"``, ``False``/``"serial"`` or ``"auto"``."""
+    global _mode
+    _mode = {True: "parallel", False: "serial"}.get(mode, _MODES.get(str(mode), None))
+    if _mode is None:
+        raise ValueError(f"parallel mode must be True, False or 'auto', not {mode!r}")
 
 
-def parallel_enabled() -> bool:
-    return _parallel
+def parallel_mode() -> str:
+    return _mode
 
 
 def _renamed(fn, suffix: str):
@@ -51,13 +64,52 @@ class BatchKernel:
         self._parallel = None  # compiled on first use only
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
+        # auto mode: seconds per row of each version (None: not measured yet)
+        self._cost = {"serial": None, "parallel": None}
+        self._warm = {"serial": False, "parallel": False}
+        self._calls = 0
+        self._explore_every = 16
+
+    @property
+    def parallel(self):
+        if self._parallel is None:
+            self._parallel = njit(cache=True, parallel=True)(_renamed(self.py_func, "_parallel"))
+        return self._parallel
 
     def __call__(self, *args):
-        if _parallel and args[0].shape[0] >= PARALLEL_MIN_BATCH:
-            if self._parallel is None:
-                self._parallel = njit(cache=True, parallel=True)(_renamed(self.py_func, "_parallel"))
-            return self._parallel(*args)
-        return self.serial(*args)
+        rows = args[0].shape[0]
+        if rows < PARALLEL_MIN_BATCH or _mode == "serial":
+            return self.serial(*args)
+        if _mode == "parallel":
+            return self.parallel(*args)
+        return self._auto(rows, args)
+
+    def _auto(self, rows, args):
+        cost = self._cost
+        if cost["parallel"] is None:
+            version = "parallel"
+        elif cost["serial"] is None:
+            version = "serial"
+        else:
+            best = "parallel" if cost["parallel"] <= cost["serial"] else "serial"
+            self._calls += 1
+            explore = self._calls % self._explore_every == 0
+            version = ("serial" if best == "parallel" else "parallel") if explore else best
+        fn = self.parallel if version == "parallel" else self.serial
+        start = time.perf_counter()
+        out = fn(*args)  # a kernel may change its arguments: it runs exactly once
+        per_row = (time.perf_counter() - start) / rows
+        if not self._warm[version]:  # the first call may include compiling: not a measurement
+            self._warm[version] = True
+            return out
+        old = cost[version]
+        before = None if None in cost.values() else min(cost, key=cost.get)
+        cost[version] = per_row if old is None else 0.7 * old + 0.3 * per_row
+        if before is not None:
+            after = min(cost, key=cost.get)
+            # back off while the choice holds; look again soon after it changes
+            self._explore_every = 16 if after != before else min(self._explore_every * 2, 1024)
+        return out
 
 
 def batch_kernel(fn) -> BatchKernel:
