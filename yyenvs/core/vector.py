@@ -39,6 +39,8 @@ class GameVectorEnv(VectorEnv):
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.returns = np.zeros(self.num_envs, dtype=np.float32)
+        # rewards the opponents earned the learner before its first move of a new game
+        self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self.lengths = np.zeros(self.num_envs, dtype=np.int64)
         self._seeded = False
 
@@ -55,11 +57,14 @@ class GameVectorEnv(VectorEnv):
             self.batch.learner_seat_option = self.batch._check_seat(seat)
         obs, mask = self.batch.reset()
         self.returns[:] = 0
+        self._carry[:] = 0
         self.lengths[:] = 0
         return obs, {"action_mask": mask.copy(), "learner_seat": self.batch.learner_seat.copy()}
 
     def step(self, actions):
         reward, terminated, truncated, illegal = self.batch.step(actions)
+        reward = reward + self._carry
+        self._carry[:] = 0
         self.returns += reward
         self.lengths += 1
         done = np.flatnonzero(terminated | truncated)
@@ -78,7 +83,7 @@ class GameVectorEnv(VectorEnv):
                           "episode": episode, "_episode": flag})
             self.returns[done] = 0
             self.lengths[done] = 0
-            reward = reward + self.batch.reset_rows(done)  # zero unless opponents end a game at once
+            self._carry = self.batch.reset_rows(done)  # belongs to the new game: paid on its first step
         infos["action_mask"] = self.batch.action_masks().copy()
         return self.batch.observe(), reward, terminated, truncated, infos
 
