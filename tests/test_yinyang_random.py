@@ -6,7 +6,7 @@ from yyenvs.core.rng import uniform01
 from yyenvs.games.yinyang import kernels as K
 from yyenvs.games.yinyang.core import YinYangCore
 
-GAMES = {1: 600, 2: 1000, 3: 700, 4: 700}
+GAMES = {1: 1000, 2: 1000, 3: 1000, 4: 1000}  # thousands in all, a thousand per player count
 
 
 def pick(mask, seed, ply):
