@@ -204,7 +204,8 @@ def test_vec_env_rewards_each_seat(game):
     core = make_core(game)
     n = 16
     log = {i: [] for i in range(n)}
-    env = LearnerVecEnv(core, n, LoggingOpponent(core, log), seed=5)
+    opponent = LoggingOpponent(core, log)
+    env = LearnerVecEnv(core, n, opponent, seed=5)
     finished = []
 
     def listener(idx, outcome, seats):
@@ -213,7 +214,7 @@ def test_vec_env_rewards_each_seat(game):
                              float(outcome[k])))
             log[int(i)].clear()
 
-    env.episode_listeners.append(listener)
+    opponent.on_episode_end = listener  # the vector env calls it before the rows restart
     env.reset()
     learner = RandomAgent(core, 11)
     returns = np.zeros(n)

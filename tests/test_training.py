@@ -191,8 +191,8 @@ def test_pfsp_favours_least_beaten():
                         pfsp_floor=0.0, window=100)
     pool.assignment[:] = [1, 1, 2, 2]           # envs 0,1 vs random; 2,3 vs greedy
     for _ in range(49):
-        pool.record([0, 1], [1.0, 1.0])          # random: 98 wins -> p = 99/100
-        pool.record([2, 3], [1.0, -1.0])         # greedy: 49 wins, 49 losses -> p = 0.5
+        pool.on_episode_end([0, 1], [1.0, 1.0])          # random: 98 wins -> p = 99/100
+        pool.on_episode_end([2, 3], [1.0, -1.0])         # greedy: 49 wins, 49 losses -> p = 0.5
     p = pool.probabilities()
     w_r, w_g = (1 - 99 / 100) ** 2, (1 - 0.5) ** 2
     assert p[0] == pytest.approx(0.2)

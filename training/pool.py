@@ -16,7 +16,7 @@ Sampling (AlphaStar-style prioritised fictitious self-play):
   that share of games goes to the baselines (PFSP among them) and the rest
   to the snapshots, so a growing pool does not crowd the baselines out.
 
-Every finished game is recorded against its opponent (:meth:`record`); these
+Every finished game is recorded against its opponent (:meth:`on_episode_end`); these
 recent results are the win rates shown by the progress bar and TensorBoard.
 """
 from __future__ import annotations
@@ -153,8 +153,10 @@ class OpponentPool:
             out[rows] = self.entries[k].agent(sub, mask[rows])
         return out
 
-    def record(self, env_ids, outcomes, seats=None) -> None:
-        """Results (+1 win, 0 draw, -1 loss, for the learner) of games that just ended."""
+    def on_episode_end(self, env_ids, outcomes, seats=None) -> None:
+        """Results (+1 win, 0 draw, -1 loss, for the learner) of games that just ended.
+
+        The vector env calls this before the rows restart (and get new opponents)."""
         for i, r in zip(np.asarray(env_ids, dtype=np.int64), np.asarray(outcomes, dtype=np.float64)):
             e = self.entries[self.assignment[i]]
             e.results.append(float(r))

@@ -1,8 +1,9 @@
-"""A stable-baselines3 ``VecEnv`` over :class:`yyenvs.core.learner.LearnerBatch`.
+"""A stable-baselines3 ``VecEnv`` face of :class:`yyenvs.core.vector.GameVectorEnv`.
 
-All ``num_envs`` games live in one core state; one ``step_wait`` applies the
-learner's actions to every row and then lets the opponents move for all rows
-at once.  Finished games restart in the same step (SB3 semantics): the
+The episode logic lives in the vector env; this adapter only translates its
+outputs to SB3's conventions.  All ``num_envs`` games live in one core state;
+one ``step_wait`` applies the learner's actions to every row and then lets the
+opponents move for all rows at once.  Finished games restart in the same step (SB3 semantics): the
 returned observation is the new game's first and
 ``infos[i]["terminal_observation"]`` holds the last one.  ``infos[i]["episode"]``
 carries ``r`` (return), ``l`` (length), ``outcome`` (+1/0/-1 for the learner),
@@ -16,73 +17,58 @@ opponent's move -- losses reach it as -1.
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from yyenvs.core.learner import LearnerBatch
+from yyenvs.core.vector import GameVectorEnv
 
 
 class LearnerVecEnv(VecEnv):
+    """SB3's ``VecEnv`` face of :class:`yyenvs.core.vector.GameVectorEnv` (no logic of its own)."""
+
     def __init__(self, core, num_envs: int, opponent, seed: int = 0, learner_seat="random"):
-        self.core = core
-        self.batch = LearnerBatch(core, num_envs, opponent, learner_seat)
-        self.render_mode = None
-        self.num_envs = int(num_envs)
-        obs_space = spaces.Box(core.observation_low, core.observation_high, core.observation_shape,
-                               core.observation_dtype)
-        super().__init__(int(num_envs), obs_space, spaces.Discrete(core.num_actions))
+        self.venv = GameVectorEnv(core.name, num_envs=num_envs, opponent=opponent,
+                                  learner_seat=learner_seat, **core.options)
+        self.core = self.venv.core
+        self.batch = self.venv.batch
         self.opponent = opponent
-        self.returns = np.zeros(self.num_envs, dtype=np.float64)
-        self.lengths = np.zeros(self.num_envs, dtype=np.int64)
-        self.batch.seed(seed)
+        self.render_mode = None
+        super().__init__(int(num_envs), self.venv.single_observation_space, self.venv.single_action_space)
+        self._first_seed = seed
         self._actions = None
         self.episode_listeners = []  # callables f(env_ids, outcomes, seats)
         self.total_episodes = 0
 
     # -- SB3 VecEnv API -----------------------------------------------------------------
     def reset(self):
-        if self._seeds[0] is not None:
-            self.batch.seed(int(self._seeds[0]))
-            self._reset_seeds()
-        self.batch.reset()
-        self.returns[:] = 0
-        self.lengths[:] = 0
-        return self.batch.observe()
+        seed = self._seeds[0] if self._seeds[0] is not None else self._first_seed
+        self._reset_seeds()
+        self._first_seed = None
+        obs, _ = self.venv.reset(seed=seed)
+        return obs
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
 
     def step_wait(self):
-        b = self.batch
-        reward, terminated, truncated, illegal = b.step(self._actions)
-        self.returns += reward
-        self.lengths += 1
+        obs, reward, terminated, truncated, info = self.venv.step(self._actions)
         done = terminated | truncated
         infos = [{} for _ in range(self.num_envs)]
-        idx = np.flatnonzero(done)
-        if idx.size:
-            last = self.core.observe(b.state.take(idx), b.learner_seat[idx])
-            outcome = np.where(illegal[idx], -1.0, np.sign(self.returns[idx]))
-            seats = b.learner_seat[idx].copy()
-            names = (self.opponent.opponent_of(idx) if hasattr(self.opponent, "opponent_of")
-                     else ["opponent"] * idx.size)
+        if "_episode" in info:
+            idx = np.flatnonzero(info["_episode"])
+            ep = info["episode"]
+            names = ep["opponent"][idx] if "opponent" in ep else ["opponent"] * idx.size
             for k, i in enumerate(idx):
-                infos[i] = {"terminal_observation": last[k],
-                            "episode": {"r": float(self.returns[i]), "l": int(self.lengths[i]),
-                                        "outcome": float(outcome[k]), "opponent": names[k],
-                                        "seat": int(seats[k])},
+                infos[i] = {"terminal_observation": info["final_obs"][i],
+                            "episode": {"r": float(ep["r"][i]), "l": int(ep["l"][i]),
+                                        "outcome": float(ep["outcome"][i]), "opponent": names[k],
+                                        "seat": int(ep["learner_seat"][i])},
                             "TimeLimit.truncated": bool(truncated[i] and not terminated[i])}
-                if illegal[i]:
+                if ep["illegal_action"][i]:
                     infos[i]["illegal_action"] = True
             for listener in self.episode_listeners:
-                listener(idx, outcome, seats)
+                listener(idx, ep["outcome"][idx], ep["learner_seat"][idx])
             self.total_episodes += idx.size
-            self.returns[idx] = 0
-            self.lengths[idx] = 0
-            # opponents open the new games; their (normally zero) rewards start the new return
-            self.returns += b.reset_rows(idx)
-        return b.observe(), reward.astype(np.float32), done, infos
-
+        return obs, reward.astype(np.float32), done, infos
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) legal-action mask of the learner's current position."""
         return self.batch.action_masks()

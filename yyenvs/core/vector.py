@@ -76,9 +76,15 @@ class GameVectorEnv(VectorEnv):
                 final_obs[i] = last[k]
             flag = np.zeros(self.num_envs, dtype=bool)
             flag[done] = True
-            episode = {"r": self.returns.copy(), "l": self.lengths.copy(),
-                       "outcome": np.where(illegal, -1.0, np.sign(self.returns)),
+            outcome = np.where(illegal, -1.0, np.sign(self.returns))
+            episode = {"r": self.returns.copy(), "l": self.lengths.copy(), "outcome": outcome,
                        "illegal_action": illegal.copy(), "learner_seat": self.batch.learner_seat.copy()}
+            opponent = self.batch.opponent
+            if hasattr(opponent, "opponent_of"):  # e.g. a training pool naming who played each env
+                episode["opponent"] = np.empty(self.num_envs, dtype=object)
+                episode["opponent"][done] = opponent.opponent_of(done)
+            if hasattr(opponent, "on_episode_end"):  # before the rows restart
+                opponent.on_episode_end(done, outcome[done], self.batch.learner_seat[done])
             infos.update({"final_obs": final_obs, "_final_obs": flag,
                           "episode": episode, "_episode": flag})
             self.returns[done] = 0
