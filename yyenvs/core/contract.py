@@ -146,12 +146,12 @@ class GameCore(abc.ABC):
         """Apply one action per row (``< 0`` skips the row); in place."""
 
     @abc.abstractmethod
-    def legal_action_mask(self, state: BatchState) -> np.ndarray:
-        """(B, num_actions) bool; never all-false for a game in progress."""
+    def legal_action_mask(self, state: BatchState, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, num_actions) bool; never all-false for a game in progress (written into ``out`` if given)."""
 
     @abc.abstractmethod
-    def observe(self, state: BatchState, player: np.ndarray) -> np.ndarray:
-        """(B, *observation_shape) observation of row i from seat player[i]."""
+    def observe(self, state: BatchState, player: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, *observation_shape) observation of row i from seat player[i] (into ``out`` if given)."""
 
     def seats(self, state: BatchState, player) -> np.ndarray:
         """``player`` (a seat or one per row) as a writeable contiguous (B,) int8 array.
