@@ -17,13 +17,12 @@ wall time of a batched ``act`` divided by the rows it moved) with the hardware.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
 
 import numpy as np
 
 from yyenvs.agents import make_agent
+from yyenvs.bench import hardware
 from yyenvs.core.rng import seeds_from
 from yyenvs.games import available_games, make_core
 
@@ -108,19 +107,6 @@ def time_per_move(core, spec, batch, positions=8, seed=0):
     return spent / max(rows, 1)
 
 
-def hardware() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import numba
-    return (f"{cpu}, {os.cpu_count()} cores, numba threads {numba.get_num_threads()}, "
-            f"python {platform.python_version()}")
 
 
 def main(argv=None):
