@@ -7,7 +7,7 @@ import pytest
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
 from yyenvs.agents.mcts import DEFAULT_SIMULATIONS, MCTSAgent
 from yyenvs.games import available_games, make_core
-from yyenvs.games.yoxii.core import NUM_CELLS, YoxiiCore, YoxiiState
+from yyenvs.games.yoxii.core import YoxiiCore, YoxiiState
 
 
 def random_positions(core, seeds, plies, seed=0):

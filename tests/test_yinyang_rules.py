@@ -3,7 +3,6 @@
 "Example n" refers to the numbered worked examples of seeds/yinyang.md.
 """
 import json
-import os
 
 import numpy as np
 import pytest

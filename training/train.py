@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import argparse
 import glob
-import json
-import math
 import os
 import re
 import sys
@@ -205,7 +203,7 @@ class Trainer:
         """The final policy vs the baselines (``eval.final_games`` each) plus a round
         robin of evenly spaced snapshots (``eval.table_games`` per pair): table,
         ratings, ``run_dir/eval/eval.json`` and ``ratings.png``."""
-        from training.evaluate import Entrant, format_table, make_entrants, tournament, write_outputs
+        from training.evaluate import format_table, make_entrants, tournament, write_outputs
         ev = self.cfg["eval"]
         if ev["final_games"] <= 0 and ev["table_games"] <= 0:
             return None

@@ -249,7 +249,6 @@ class MCTSAgent(Agent):
     def _expand(self, nodes: np.ndarray, states: BatchState, root: bool = False):
         """Create the edge lists of ``nodes`` (global indices) with states ``states``."""
         T = self._tree
-        P = self.core.num_players
         n = nodes.size
         done = states.done
         T["term"][nodes] = done

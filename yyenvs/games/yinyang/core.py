@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError
+from yyenvs.core.contract import BatchState, GameCore, OptionError
 from yyenvs.core.rng import hash_u64
 from yyenvs.games.yinyang import kernels as K
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data

@@ -490,7 +490,6 @@ def mask_row(i, m, flow, order, city, taiji, goods, pl, dev, cfg, off, road, boa
     ph = flow[i, F_PHASE]
     N = cfg[K_N]
     cap = cfg[K_CAP]
-    P = cfg[K_P]
     p = order[i, flow[i, F_TURN]]
     if ph == PH_PLACE:
         for c in range(N):
