@@ -244,3 +244,40 @@ def test_cnn_option(game, tmp_path):
     s = core.init(np.arange(5))
     mask = core.legal_action_mask(s)
     assert mask[np.arange(5), agent(s, mask)].all()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_reward_shaping_telescopes(game):
+    """Potential-based shaping with gamma = 1: an episode's shaped rewards add up
+    to its game result minus the potential of its first position, and the
+    episode statistics keep the unshaped result."""
+    from training.sb3_vec import LearnerVecEnv
+    from yyenvs.agents import make_agent
+    from yyenvs.games import make_core
+    core = make_core(game)
+    n, coef = 8, 0.05
+    env = LearnerVecEnv(core, n, make_agent("random", core, 3), seed=5, shaping=coef, gamma=1.0)
+    env.reset()
+    first_phi = env._phi.copy()
+    assert np.abs(first_phi).max() < 1000 * coef  # never the +-1000 of a finished game
+    shaped_sum = np.zeros(n)
+    rng = np.random.default_rng(0)
+    checked, moved = 0, False
+    for _ in range(4000):
+        mask = env.action_masks()
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        env.step_async(acts)
+        _, reward, done, infos = env.step_wait()
+        shaped_sum += reward
+        moved = moved or bool(np.any(reward[~done] != 0))
+        for i in np.flatnonzero(done):
+            result = infos[i]["episode"]["r"]
+            assert result in (-1.0, 0.0, 1.0)
+            assert shaped_sum[i] == pytest.approx(result - first_phi[i], abs=1e-4)
+            shaped_sum[i] = 0.0
+            first_phi[i] = env._phi[i]
+            checked += 1
+        if checked >= 12:
+            break
+    assert checked >= 12
+    assert moved  # the shaping did reward some moves before the end

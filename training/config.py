@@ -48,6 +48,7 @@ DEFAULTS: dict = {
         "net_arch": [256, 256],  # hidden layers of the policy and of the value MLP
         "activation": "relu",    # relu | tanh
         "cnn_channels": [],      # 3x3 conv layers over the planes before the MLP ([] = MLP only)
+        "reward_shaping": 0.0,   # potential-based shaping: coefficient of core.heuristic (0 = off)
     },
     "selfplay": {
         "latest": 0.35,          # share of games against the current policy
@@ -84,7 +85,7 @@ RANGES = {
     "ppo.n_steps": (1, None), "ppo.batch_size": (2, None), "ppo.n_epochs": (1, None),
     "ppo.learning_rate": (0, None), "ppo.gamma": (0, 1), "ppo.gae_lambda": (0, 1),
     "ppo.clip_range": (0, None), "ppo.ent_coef": (0, None), "ppo.vf_coef": (0, None),
-    "ppo.max_grad_norm": (0, None), "ppo.target_kl": (0, None),
+    "ppo.max_grad_norm": (0, None), "ppo.reward_shaping": (0, None), "ppo.target_kl": (0, None),
     "selfplay.latest": (0, 1), "selfplay.baseline_share": (0, 1), "selfplay.snapshot_every": (1, None), "selfplay.max_snapshots": (0, None),
     "selfplay.pfsp_power": (0, None), "selfplay.pfsp_floor": (0, 1), "selfplay.window": (1, None),
     "checkpoint.every": (1, None), "eval.every": (0, None), "eval.games": (2, None),

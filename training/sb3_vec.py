@@ -13,6 +13,13 @@ per env, as sb3-contrib's ``MaskablePPO`` expects.
 The learner's seat is drawn per episode, so it plays every seat; its reward is
 +1/-1/0 (per the core) at the end of each game, including games decided by an
 opponent's move -- losses reach it as -1.
+
+Optional potential-based reward shaping (Ng, Harada & Russell 1999):
+with ``shaping > 0`` the reward of each learner step gains
+``gamma * phi(s') - phi(s)``, where ``phi = shaping * core.heuristic`` of the
+learner's position at its decisions and ``phi = 0`` once the game is over.
+The shaping terms telescope, so the best policy is unchanged; the episode
+statistics (``r``, ``outcome``) stay the game's own result.
 """
 from __future__ import annotations
 
@@ -25,7 +32,8 @@ from yyenvs.core.vector import GameVectorEnv
 class LearnerVecEnv(VecEnv):
     """SB3's ``VecEnv`` face of :class:`yyenvs.core.vector.GameVectorEnv` (no logic of its own)."""
 
-    def __init__(self, core, num_envs: int, opponent, seed: int = 0, learner_seat="random"):
+    def __init__(self, core, num_envs: int, opponent, seed: int = 0, learner_seat="random",
+                 shaping: float = 0.0, gamma: float = 1.0):
         self.venv = GameVectorEnv(core.name, num_envs=num_envs, opponent=opponent,
                                   learner_seat=learner_seat, **core.options)
         self.core = self.venv.core
@@ -37,6 +45,9 @@ class LearnerVecEnv(VecEnv):
         self._actions = None
         self.episode_listeners = []  # callables f(env_ids, outcomes, seats)
         self.total_episodes = 0
+        self.shaping = float(shaping)
+        self.gamma = float(gamma)
+        self._phi = np.zeros(self.num_envs)
 
     # -- SB3 VecEnv API -----------------------------------------------------------------
     def reset(self):
@@ -44,7 +55,15 @@ class LearnerVecEnv(VecEnv):
         self._reset_seeds()
         self._first_seed = None
         obs, _ = self.venv.reset(seed=seed)
+        self._phi = self._potential()
         return obs
+
+    def _potential(self) -> np.ndarray:
+        """shaping * heuristic of each learner position (0 for finished games)."""
+        if not self.shaping:
+            return np.zeros(self.num_envs)
+        s = self.batch.state
+        return np.where(s.done, 0.0, self.shaping * self.core.heuristic(s, self.batch.learner_seat))
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions).reshape(self.num_envs)
@@ -52,6 +71,10 @@ class LearnerVecEnv(VecEnv):
     def step_wait(self):
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
         done = terminated | truncated
+        if self.shaping:
+            phi_next = self._potential()  # of the new games' first positions where done
+            reward = reward + self.gamma * np.where(done, 0.0, phi_next) - self._phi
+            self._phi = phi_next
         infos = [{} for _ in range(self.num_envs)]
         if "_episode" in info:
             idx = np.flatnonzero(info["_episode"])

@@ -95,7 +95,8 @@ class Trainer:
                                  pfsp_floor=sp["pfsp_floor"], window=sp["window"],
                                  max_snapshots=sp["max_snapshots"], sample=sp["opponent_sample"],
                                  seed=cfg["seed"], baseline_share=sp["baseline_share"])
-        self.env = LearnerVecEnv(self.core, cfg["num_envs"], self.pool, seed=cfg["seed"])
+        self.env = LearnerVecEnv(self.core, cfg["num_envs"], self.pool, seed=cfg["seed"],
+                                 shaping=cfg["ppo"]["reward_shaping"], gamma=cfg["ppo"]["gamma"])
         tb = self.dirs["tb"] if cfg["log"]["tensorboard"] else None
         if self.resumed_from:
             self.model, _ = load_model(self.resumed_from, self.core, env=self.env)
