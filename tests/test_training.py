@@ -281,3 +281,44 @@ def test_reward_shaping_telescopes(game):
             break
     assert checked >= 12
     assert moved  # the shaping did reward some moves before the end
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_cells_action_head(game, tmp_path):
+    """ppo.action_head=cells: every action reads its own square and channel; it
+    trains and reloads where the game lays its actions on squares, else a clear refusal."""
+    from training.config import ConfigError
+    from training.train import Trainer
+    from yyenvs.agents.checkpoint import load_policy_agent
+    from yyenvs.games import make_core
+    core = make_core(game)
+    cfg = tiny_config(game, tmp_path, **{"ppo.cnn_channels": [4], "ppo.action_head": "cells",
+                                        "total_timesteps": 256, "eval.every": 0,
+                                        "log.tensorboard": False})
+    layout = core.action_cells()
+    if layout is None:
+        with pytest.raises(ConfigError, match="action_head|cnn_channels"):
+            Trainer(cfg, log=lambda m: None)
+        return
+    index, k = layout
+    h, w, _ = core.observation_shape
+    assert len(np.unique(index)) == core.num_actions and 0 <= index.min() and index.max() < h * w * k
+    t = Trainer(cfg, log=lambda m: None)
+    # the head scores action a from the features of its square only
+    pol = t.model.policy
+    feats = np.zeros((1, h * w * 4), np.float32)
+    a = core.num_actions // 3
+    square = index[a] // k
+    feats[0, square * 4:(square + 1) * 4] = 1.0
+    import torch as th
+    with th.no_grad():
+        logits = pol.action_net(th.as_tensor(feats)).numpy()[0]
+    bias = pol.action_net.proj.bias.detach().numpy()
+    on_square = index // k == square
+    assert not np.allclose(logits[on_square], bias[index[on_square] % k])
+    assert np.allclose(logits[~on_square], bias[index[~on_square] % k])
+    info = t.train()
+    agent = load_policy_agent(info["final"], core, 0, deterministic=False)
+    s = core.init(np.arange(5))
+    mask = core.legal_action_mask(s)
+    assert mask[np.arange(5), agent(s, mask)].all()
