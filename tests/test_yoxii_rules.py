@@ -223,14 +223,3 @@ def test_unknown_option_is_refused():
     from yyenvs import OptionError, make_core
     with pytest.raises(OptionError, match="unknown option"):
         make_core("yoxii", board_size=9)
-
-
-def test_action_cells_layout():
-    """action_cells() puts action (d, cell, v) on cell's square, channel d*4 + v - 1."""
-    from yyenvs.games.yoxii.core import CELL_RC
-    index, k = CORE.action_cells()
-    assert k == 32
-    for a in (0, 5, 777, 1183):
-        d, cell, v = CORE.decode(a)
-        r, c = CELL_RC[cell]
-        assert index[a] == (r * 7 + c) * 32 + d * 4 + v - 1

@@ -48,7 +48,6 @@ DEFAULTS: dict = {
         "net_arch": [256, 256],  # hidden layers of the policy and of the value MLP
         "activation": "relu",    # relu | tanh
         "cnn_channels": [],      # 3x3 conv layers over the planes before the MLP ([] = MLP only)
-        "action_head": "linear",  # linear | cells (per-square conv logits; needs cnn_channels)
         "reward_shaping": 0.0,   # potential-based shaping: coefficient of core.heuristic (0 = off)
     },
     "selfplay": {
@@ -92,7 +91,7 @@ RANGES = {
     "checkpoint.every": (1, None), "eval.every": (0, None), "eval.games": (2, None),
     "eval.final_games": (0, None), "eval.table_games": (0, None), "eval.table_snapshots": (0, None),
 }
-CHOICES = {"ppo.activation": ("relu", "tanh"), "ppo.action_head": ("linear", "cells")}
+CHOICES = {"ppo.activation": ("relu", "tanh")}
 FREE_DICTS = {"game_options"}
 
 

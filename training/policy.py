@@ -10,7 +10,6 @@ policy class; checkpoints remain ordinary MaskablePPO saves.
 """
 from __future__ import annotations
 
-import numpy as np
 import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -81,48 +80,6 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         return values, log_prob, entropy
 
 
-class CellActionPolicy(FastMaskablePolicy):
-    """A convolutional policy head for games whose actions sit on squares.
-
-    ``core.action_cells()`` gives each action a square of the planes and one
-    of ``k`` channels; a 1x1 convolution turns the trunk's per-square features
-    (:class:`PlanesCNN`, ``net_arch`` pi = []) into ``k`` logits per square and
-    each action reads its own.  A move's score is then computed where it
-    happens, with the same weights on every square.  The value head is the
-    usual MLP over the flattened trunk.
-    """
-
-    def __init__(self, *args, action_index=None, action_channels=None, **kwargs):
-        self.action_index = np.asarray(action_index, dtype=np.int64)
-        self.action_channels = int(action_channels)
-        super().__init__(*args, **kwargs)
-
-    def _build(self, lr_schedule) -> None:
-        super()._build(lr_schedule)
-        fx = self.features_extractor
-        self.action_net = _CellHead(fx.channels[-1], self.action_channels, self.action_index)
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
-
-    def _get_constructor_parameters(self):
-        data = super()._get_constructor_parameters()
-        data.update(action_index=self.action_index.tolist(), action_channels=self.action_channels)
-        return data
-
-
-class _CellHead(th.nn.Module):
-    def __init__(self, in_channels: int, k: int, index: np.ndarray):
-        super().__init__()
-        self.in_channels = in_channels
-        self.proj = th.nn.Linear(in_channels, k)
-        th.nn.init.orthogonal_(self.proj.weight, gain=0.01)
-        th.nn.init.zeros_(self.proj.bias)
-        self.register_buffer("index", th.as_tensor(index, dtype=th.long), persistent=False)
-
-    def forward(self, latent):  # latent: (B, H*W*C) in (h, w, c) order
-        per_square = self.proj(latent.reshape(latent.shape[0], -1, self.in_channels))
-        return per_square.reshape(latent.shape[0], -1).index_select(1, self.index)
-
-
 class PlanesCNN(BaseFeaturesExtractor):
     """3x3 'same' convolutions over (H, W, C) observation planes, then flatten.
 
@@ -139,8 +96,7 @@ class PlanesCNN(BaseFeaturesExtractor):
         for ch in channels:
             layers += [nn.Conv2d(prev, int(ch), 3, padding=1), nn.ReLU()]
             prev = int(ch)
-        self.channels = [int(ch) for ch in channels]
-        self.cnn = nn.Sequential(*layers)
+        self.cnn = nn.Sequential(*layers, nn.Flatten())
 
-    def forward(self, obs):  # flattened in (h, w, c) order, so square features stay together
-        return self.cnn(obs.permute(0, 3, 1, 2)).permute(0, 2, 3, 1).flatten(1)
+    def forward(self, obs):
+        return self.cnn(obs.permute(0, 3, 1, 2))

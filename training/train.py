@@ -120,19 +120,9 @@ class Trainer:
                 from training.policy import PlanesCNN
                 policy_kwargs["features_extractor_class"] = PlanesCNN
                 policy_kwargs["features_extractor_kwargs"] = {"channels": list(p["cnn_channels"])}
-            from training.policy import CellActionPolicy, FastMaskablePolicy
-            policy_class = FastMaskablePolicy
-            if p["action_head"] == "cells":
-                layout = self.core.action_cells()
-                if layout is None or not p["cnn_channels"]:
-                    raise ConfigError("ppo.action_head=cells needs ppo.cnn_channels and a game whose actions "
-                                      f"sit on squares; {self.core.name} " +
-                                      ("has no such layout" if layout is None else "got cnn_channels=[]"))
-                policy_class = CellActionPolicy
-                policy_kwargs["net_arch"] = {"pi": [], "vf": arch}
-                policy_kwargs["action_index"], policy_kwargs["action_channels"] = layout
+            from training.policy import FastMaskablePolicy
             self.model = MaskablePPO(
-                policy_class, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
+                FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
                 n_epochs=p["n_epochs"], learning_rate=p["learning_rate"], gamma=p["gamma"],
                 gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
                 vf_coef=p["vf_coef"], max_grad_norm=p["max_grad_norm"],

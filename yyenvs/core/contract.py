@@ -136,17 +136,6 @@ class GameCore(abc.ABC):
     def action_to_string(self, action: int) -> str:
         return str(int(action))
 
-    def action_cells(self) -> tuple[np.ndarray, int] | None:
-        """Where each action lives on the observation planes, if every action does.
-
-        ``(index, k)``: ``index[a]`` = ``(row * W + col) * k + channel`` places
-        action ``a`` at one square of the (H, W, C) planes and one of ``k``
-        channels there (e.g. Yoxii: the placement square, and direction x value).
-        Lets a network score actions with a convolution.  ``None`` (default):
-        the actions have no such layout.
-        """
-        return None
-
     # -- the batched functions --------------------------------------------
     @abc.abstractmethod
     def init(self, seeds: np.ndarray) -> BatchState:

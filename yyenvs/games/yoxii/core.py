@@ -297,13 +297,6 @@ class YoxiiCore(GameCore):
         r, c = CELL_RC[cell]
         return f"totem {DIRECTION_NAMES[d]}, place {v} on {'abcdefg'[c]}{7 - r}"
 
-    def action_cells(self):
-        """Action ``(d, cell, v)`` sits on ``cell``'s square, channel ``d * 4 + v - 1`` of 32."""
-        a = np.arange(NUM_ACTIONS)
-        d, cell, v = a // (NUM_CELLS * NUM_VALUES), (a // NUM_VALUES) % NUM_CELLS, a % NUM_VALUES
-        k = NUM_DIRS * NUM_VALUES
-        return (CELL_RC[cell, 0] * SIZE + CELL_RC[cell, 1]) * k + d * NUM_VALUES + v, k
-
     # -- contract ---------------------------------------------------------------
     def init(self, seeds) -> YoxiiState:
         seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
