@@ -13,7 +13,7 @@ from yyenvs.core.contract import IllegalActionError, OptionError
 from yyenvs.games import GAMES, available_games
 
 VARIANTS = {
-    "yoxii": [{}],
+    "yoxii": [{}, {"action_features": True}],
     "koi": [{}, {"board_size": 7, "directions": 4}],
     "yinyang": [{"num_players": n} for n in (1, 2, 3, 4)],
 }

@@ -281,3 +281,36 @@ def test_reward_shaping_telescopes(game):
             break
     assert checked >= 12
     assert moved  # the shaping did reward some moves before the end
+
+
+def test_action_features_policy(tmp_path):
+    """With Yoxii's action_features option the policy adds learned weights times
+    each action's lookahead features to its logit; it trains, saves and reloads,
+    and a large 'win now' weight makes it take an immediate win."""
+    import torch as th
+    from training.train import Trainer
+    from yyenvs.agents.checkpoint import load_policy_agent
+    from yyenvs.games import make_core
+    cfg = tiny_config("yoxii", tmp_path, **{"game_options": {"action_features": True},
+                                           "total_timesteps": 512, "eval.every": 0,
+                                           "log.tensorboard": False})
+    t = Trainer(cfg, log=lambda m: None)
+    info = t.train()
+    core = make_core("yoxii", action_features=True)
+    agent = load_policy_agent(info["final"], core, 0)
+    assert th.equal(agent.policy.feature_weights, t.model.policy.feature_weights)
+    # positions with a winning move, from random play
+    s = core.init(np.arange(64))
+    rng = np.random.default_rng(1)
+    for _ in range(16):
+        mask = core.legal_action_mask(s)
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in mask])
+        core.step(s, actions)
+    feats = core.action_features(s, s.current_player)
+    rows = np.flatnonzero(feats[:, :, 0].any(axis=1) & ~s.done)
+    assert rows.size > 0
+    with th.no_grad():
+        agent.policy.feature_weights[:] = th.tensor([5.0, 0.0, 0.0, 0.0])
+    sub = s.take(rows)
+    chosen = agent(sub, core.legal_action_mask(sub))
+    assert feats[rows, chosen, 0].all()

@@ -10,6 +10,7 @@ policy class; checkpoints remain ordinary MaskablePPO saves.
 """
 from __future__ import annotations
 
+import numpy as np
 import torch as th
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -37,7 +38,58 @@ class _LogSoftmax(th.autograd.Function):
         return grad - p * grad.sum(dim=-1, keepdim=True)
 
 
+class ActionFeatureExtractor(BaseFeaturesExtractor):
+    """For observations that end with per-action features (``core.num_action_features``).
+
+    Input: flat ``[observation, features (num_actions x F)]``, the last
+    feature being "legal".  Output for the MLPs: the observation, then the mean
+    of each feature over the legal actions and its maximum.  The per-action
+    features themselves reach the logits directly (see ``FastMaskablePolicy``).
+    """
+
+    def __init__(self, observation_space, num_actions: int, num_features: int):
+        total = int(np.prod(observation_space.shape))
+        self.num_actions, self.num_features = int(num_actions), int(num_features)
+        self.split = total - self.num_actions * self.num_features
+        super().__init__(observation_space, features_dim=self.split + 2 * self.num_features)
+
+    def action_features(self, obs):
+        return obs[:, self.split:].reshape(obs.shape[0], self.num_actions, self.num_features)
+
+    def forward(self, obs):
+        obs = obs.reshape(obs.shape[0], -1)
+        feats = self.action_features(obs)
+        n_legal = feats[:, :, -1].sum(dim=1, keepdim=True).clamp(min=1.0)
+        return th.cat([obs[:, :self.split], feats.sum(dim=1) / n_legal, feats.amax(dim=1)], dim=1)
+
+
 class FastMaskablePolicy(MaskableActorCriticPolicy):
+    """See the module docstring.  ``action_features=F`` (> 0): the observation
+    ends with F features per action; each action's logit gains ``F`` learned
+    weights times its features (scaled by ``FEATURE_GAIN`` so they learn at a
+    useful pace), and the MLPs see the observation plus feature summaries."""
+
+    FEATURE_GAIN = 20.0
+
+    def __init__(self, observation_space, action_space, lr_schedule, *args,
+                 action_features: int = 0, **kwargs):
+        self.action_features = int(action_features)
+        if self.action_features:
+            kwargs["features_extractor_class"] = ActionFeatureExtractor
+            kwargs["features_extractor_kwargs"] = {"num_actions": int(action_space.n),
+                                                   "num_features": self.action_features}
+        super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        if self.action_features:  # before the optimizer is built
+            self.feature_weights = th.nn.Parameter(th.zeros(self.action_features))
+        super()._build(lr_schedule)
+
+    def _get_constructor_parameters(self):
+        data = super()._get_constructor_parameters()
+        data["action_features"] = self.action_features
+        return data
+
     def _latents(self, obs):
         features = self.extract_features(obs)
         if self.share_features_extractor:
@@ -45,20 +97,36 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         pi_features, vf_features = features
         return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
 
-    def _masked_logits(self, latent_pi, action_masks):
+    def _logits(self, obs, latent_pi):
         logits = self.action_net(latent_pi)
+        if self.action_features:
+            feats = self.features_extractor.action_features(obs.reshape(obs.shape[0], -1).float())
+            logits = logits + feats @ (self.FEATURE_GAIN * self.feature_weights)
+        return logits
+
+    def action_logits(self, obs):
+        """Unmasked action logits of a batch of observations (actor only)."""
+        features = self.extract_features(obs, self.pi_features_extractor)
+        return self._logits(obs, self.mlp_extractor.forward_actor(features))
+
+    def get_distribution(self, obs, action_masks=None):
+        """SB3's ``predict`` path, with the same logits as ``forward``."""
+        distribution = self.action_dist.proba_distribution(action_logits=self.action_logits(obs))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def _masked_logits(self, obs, latent_pi, action_masks):
+        logits = self._logits(obs, latent_pi)
         if action_masks is not None:
             mask = th.as_tensor(action_masks, device=logits.device).to(th.bool).reshape(logits.shape)
             logits = logits.masked_fill(~mask, HUGE_NEG)
         return logits
 
-    def _masked_log_probs(self, latent_pi, action_masks):
-        return _LogSoftmax.apply(self._masked_logits(latent_pi, action_masks))
-
     def forward(self, obs, deterministic: bool = False, action_masks=None):
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
-        logits = self._masked_logits(latent_pi, action_masks)
+        logits = self._masked_logits(obs, latent_pi, action_masks)
         logp = th.log_softmax(logits, dim=-1)
         if deterministic:
             actions = logp.argmax(dim=-1)
@@ -73,7 +141,7 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
     def evaluate_actions(self, obs, actions, action_masks=None):
         latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
-        logits = self._masked_logits(latent_pi, action_masks)
+        logits = self._masked_logits(obs, latent_pi, action_masks)
         logp = _LogSoftmax.apply(logits)
         log_prob = logp.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
         entropy = -(th.softmax(logits, dim=-1) * logp).sum(dim=-1)

@@ -113,6 +113,11 @@ class Trainer:
             arch = list(p["net_arch"])
             policy_kwargs = {"net_arch": {"pi": arch, "vf": arch},
                              "activation_fn": _activation(p["activation"])}
+            if getattr(self.core, "num_action_features", 0):
+                if p["cnn_channels"]:
+                    raise ConfigError("ppo.cnn_channels does not apply with game option action_features "
+                                      "(the observation is a flat vector)")
+                policy_kwargs["action_features"] = int(self.core.num_action_features)
             if p["cnn_channels"]:
                 if len(self.core.observation_shape) != 3:
                     raise ConfigError(f"ppo.cnn_channels needs (H, W, C) observation planes; "

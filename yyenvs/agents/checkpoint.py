@@ -151,6 +151,8 @@ def policy_logits(policy, obs: np.ndarray) -> np.ndarray:
     import torch
     with torch.no_grad():
         t = torch.as_tensor(obs, device=policy.device)
+        if hasattr(policy, "action_logits"):  # training.policy.FastMaskablePolicy
+            return policy.action_logits(t).cpu().numpy()
         features = policy.extract_features(t, policy.pi_features_extractor)
         latent = policy.mlp_extractor.forward_actor(features)
         return policy.action_net(latent).cpu().numpy()

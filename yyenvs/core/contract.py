@@ -114,6 +114,9 @@ class GameCore(abc.ABC):
     observation_dtype: Any = np.float32
     observation_low: float = 0.0
     observation_high: float = 1.0
+    #: F > 0 when the observation is flat and ends with F lookahead features per
+    #: action (num_actions x F, the last one "legal"), e.g. Yoxii's ``action_features`` option
+    num_action_features: int = 0
     #: an upper bound on the number of steps of a game (for time limits)
     max_game_length: int
 

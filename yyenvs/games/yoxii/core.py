@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.contract import BatchState, GameCore, OptionError
 from yyenvs.core.kernels import batch_kernel
 
 # --- geometry (module constants, computed once) ------------------------------
@@ -251,6 +251,120 @@ def _heuristic_kernel(board, totem, terminated, rewards, viewer, out):
         out[b] = (t[me, 0] - t[1 - me, 0]) + 0.1 * (t[me, 1] - t[1 - me, 1])
 
 
+
+# --- lookahead features (game option ``action_features``) ----------------------
+NUM_ACTION_FEATURES = 4  # win_now, ends_without_win, opponent_can_win_next, legal
+
+
+@njit(cache=True, inline="always")
+def _empty_neighbours(board, cell):
+    n = 0
+    for d in range(NUM_DIRS):
+        c = NEIGHBOUR[cell, d]
+        if c >= 0 and board[c] == 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _ends_game(board, totem, player_to_move):
+    """Whether ``player_to_move`` has no totem move on ``board`` (a piece just
+    placed).  Quick exit: an empty square around the totem means a step."""
+    if _empty_neighbours(board, totem) >= 1:
+        return False
+    return not has_totem_move(board, totem, player_to_move)
+
+
+@njit(cache=True, inline="always")
+def _wins(mine_sum, mine_cnt, theirs_sum, theirs_cnt):
+    return mine_sum > theirs_sum or (mine_sum == theirs_sum and mine_cnt > theirs_cnt)
+
+
+@batch_kernel
+def _action_features_kernel(board, totem, stock, viewer, done, feats):
+    """feats[b, a, :] for each legal action of ``viewer[b]`` (as the player to move).
+
+    0: the move ends the game and the mover wins; 1: it ends the game without a
+    win; 2: it does not end the game and the opponent then has a move that ends
+    it with the opponent winning; 3: the move is legal.  All 0 for other actions.
+    The board moves depend only on where pieces are, so each (direction,
+    square) is searched once and the piece's value enters only the final sums.
+    """
+    B = board.shape[0]
+    cells = np.empty((B, NUM_CELLS), dtype=np.int64)
+    cells2 = np.empty((B, NUM_CELLS), dtype=np.int64)
+    for b in prange(B):
+        f = feats[b]
+        f[:, :] = 0.0
+        if done[b]:
+            continue
+        p = viewer[b]
+        q = 1 - p
+        sign = 1 if p == 0 else -1
+        brd = board[b].copy()
+        t = totem[b]
+        best_q = 0  # the opponent's largest piece left (its best final placement)
+        for v in range(NUM_VALUES):
+            if stock[b, q, v] > 0:
+                best_q = v + 1
+        for d in range(NUM_DIRS):
+            dest = totem_destination(brd, t, p, d)
+            if dest < 0:
+                continue
+            n = placement_cells(brd, dest, cells[b])
+            for k in range(n):
+                cell = cells[b, k]
+                adj = 0  # does the piece on ``cell`` touch the totem on ``dest``?
+                for dd in range(NUM_DIRS):
+                    if NEIGHBOUR[dest, dd] == cell:
+                        adj = 1
+                brd[cell] = sign  # a piece of the mover's colour; its value only counts in sums
+                base = (d * NUM_CELLS + cell) * NUM_VALUES
+                if _ends_game(brd, dest, q):
+                    brd[cell] = 0
+                    tot = adjacent_totals(brd, dest)
+                    for v in range(NUM_VALUES):
+                        if stock[b, p, v] > 0:
+                            f[base + v, 3] = 1.0
+                            win = _wins(tot[p, 0] + adj * (v + 1), tot[p, 1] + adj, tot[q, 0], tot[q, 1])
+                            f[base + v, 0 if win else 1] = 1.0
+                    continue
+                # the opponent's replies that end the game: for which of our values do they win?
+                lose_v = np.zeros(NUM_VALUES, dtype=np.bool_)
+                if best_q > 0:
+                    for d2 in range(NUM_DIRS):
+                        dest2 = totem_destination(brd, dest, q, d2)
+                        if dest2 < 0 or _empty_neighbours(brd, dest2) >= 2:
+                            continue  # after one placement a step would remain
+                        n2 = placement_cells(brd, dest2, cells2[b])
+                        for k2 in range(n2):
+                            c2 = cells2[b, k2]
+                            brd[c2] = -sign
+                            if _ends_game(brd, dest2, p):
+                                adj2 = 0
+                                mine_adj = 0
+                                for dd in range(NUM_DIRS):
+                                    nb = NEIGHBOUR[dest2, dd]
+                                    if nb == c2:
+                                        adj2 = 1
+                                    if nb == cell:
+                                        mine_adj = 1
+                                brd[c2] = 0
+                                brd[cell] = 0
+                                tot = adjacent_totals(brd, dest2)
+                                brd[cell] = sign
+                                for v in range(NUM_VALUES):
+                                    if _wins(tot[q, 0] + adj2 * best_q, tot[q, 1] + adj2,
+                                             tot[p, 0] + mine_adj * (v + 1), tot[p, 1] + mine_adj):
+                                        lose_v[v] = True
+                            brd[c2] = 0
+                brd[cell] = 0
+                for v in range(NUM_VALUES):
+                    if stock[b, p, v] > 0:
+                        f[base + v, 3] = 1.0
+                        if lose_v[v]:
+                            f[base + v, 2] = 1.0
+
 # --- the state and the core ----------------------------------------------------
 @dataclasses.dataclass
 class YoxiiState(BatchState):
@@ -260,17 +374,28 @@ class YoxiiState(BatchState):
 
 
 class YoxiiCore(GameCore):
-    """Yoxii for two players; White (seat 0) moves first.  No options."""
+    """Yoxii for two players; White (seat 0) moves first.
+
+    Option ``action_features`` (default False): the observation becomes a flat
+    vector, the 882 plane values followed by 4 lookahead features per action
+    (see :meth:`observe`); the rules do not change.
+    """
 
     name = "yoxii"
     env_name = "yoxii_v0"
-    default_options: dict = {}
+    default_options: dict = {"action_features": False}
 
     def __init__(self, **options):
         super().__init__(**options)
+        if not isinstance(self.options["action_features"], (bool, np.bool_)):
+            raise OptionError(f"yoxii: option action_features must be true or false, "
+                              f"got {self.options['action_features']!r}")
         self.num_players = 2
         self.num_actions = NUM_ACTIONS
-        self.observation_shape = (SIZE, SIZE, 18)
+        self.planes_shape = (SIZE, SIZE, 18)
+        self.num_action_features = NUM_ACTION_FEATURES if self.options["action_features"] else 0
+        self.observation_shape = (self.planes_shape if not self.num_action_features else
+                                  (int(np.prod(self.planes_shape)) + NUM_ACTIONS * NUM_ACTION_FEATURES,))
         self.max_game_length = NUM_CELLS - 1  # each turn fills one of 36 squares
 
     def player_names(self):
@@ -333,11 +458,38 @@ class YoxiiCore(GameCore):
 
         0-3 own piece of value 1-4; 4-7 opponent piece of value 1-4; 8 totem;
         9 square exists; 10-13 own stock of value 1-4 / 5; 14-17 opponent's.
+
+        With ``action_features=True``: a flat (882 + 1184 * 4,) vector, the
+        planes flattened, then for each action ``a`` (as if ``player[i]`` were
+        to move): win now, end now without a win, let the opponent win at
+        once, legal (see :meth:`action_features`).
         """
         player = self.seats(state, player)
         if out is None:
             out = np.empty((state.batch_size, *self.observation_shape), dtype=np.float32)
-        _observe_kernel(state.board, state.totem, state.stock, player, out)
+        if not self.num_action_features:
+            _observe_kernel(state.board, state.totem, state.stock, player, out)
+            return out
+        n = int(np.prod(self.planes_shape))
+        planes = np.empty((state.batch_size, *self.planes_shape), dtype=np.float32)
+        _observe_kernel(state.board, state.totem, state.stock, player, planes)
+        out[:, :n] = planes.reshape(state.batch_size, n)
+        out[:, n:] = self.action_features(state, player).reshape(state.batch_size, -1)
+        return out
+
+    def action_features(self, state: YoxiiState, player) -> np.ndarray:
+        """(B, 1184, 4) float32 one- and two-ply facts about each action of
+        seat ``player[i]`` (as the player to move), computed by the rules:
+
+        0 the move ends the game and the mover wins; 1 it ends the game in a
+        draw or a loss; 2 it does not end the game and the opponent then has a
+        reply that ends it with the opponent winning (the reply placing its
+        largest piece left); 3 the move is legal.  Zero for illegal actions
+        and finished games.
+        """
+        player = self.seats(state, player)
+        out = np.empty((state.batch_size, NUM_ACTIONS, NUM_ACTION_FEATURES), dtype=np.float32)
+        _action_features_kernel(state.board, state.totem, state.stock, player, state.done, out)
         return out
 
     def heuristic(self, state: YoxiiState, player) -> np.ndarray:
