@@ -314,3 +314,13 @@ def test_action_features_policy(tmp_path):
     sub = s.take(rows)
     chosen = agent(sub, core.legal_action_mask(sub))
     assert feats[rows, chosen, 0].all()
+
+
+def test_quick_settings_keep_the_game_options_of_the_chosen_game():
+    from training.config import load_config
+    from training.train import _quick_overrides
+    over = _quick_overrides("configs/koi.yaml")
+    assert not any(k.startswith("game_options") or k == "game" for k, _ in over)
+    cfg = load_config("configs/koi.yaml", over)
+    assert cfg["game"] == "koi" and "action_features" not in cfg["game_options"]
+    assert cfg["max_minutes"] == load_config("configs/quick.yaml", [])["max_minutes"]

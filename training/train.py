@@ -297,6 +297,7 @@ def _quick_overrides(config_path) -> list:
     with open(path) as f:
         data = yaml.safe_load(f) or {}
     data.pop("game", None)
+    data.pop("game_options", None)  # those belong to the quick file's own game
     flat = []
 
     def walk(d, prefix=""):
