@@ -69,7 +69,7 @@ def test_observation_layout():
     obs = CORE.observe(s, seats)
     assert obs.shape == (6, 7 * 7 * 18 + 1184 * 4) == (6, *CORE.observation_shape)
     assert np.array_equal(obs[:, :882], plain.observe(s, seats).reshape(6, -1))
-    assert np.array_equal(obs[:, 882:].reshape(6, 1184, 4), CORE.action_features(s, seats))
+    assert np.array_equal(obs[:, 882:].reshape(6, 4, 1184), CORE.action_features(s, seats).transpose(0, 2, 1))
     assert CORE.num_action_features == 4 and plain.num_action_features == 0
 
 

@@ -41,33 +41,35 @@ class _LogSoftmax(th.autograd.Function):
 class ActionFeatureExtractor(BaseFeaturesExtractor):
     """For observations that end with per-action features (``core.num_action_features``).
 
-    Input: flat ``[observation, features (num_actions x F)]``, the last
-    feature being "legal".  Output for the MLPs: the observation, then the mean
-    of each feature over the legal actions and its maximum.  The per-action
-    features themselves reach the logits directly (see ``FastMaskablePolicy``).
+    Input: flat ``[observation, features]`` where the features are F blocks of
+    ``num_actions`` values (feature-major), the last block being "legal".
+    Output for the MLPs: the observation, then the mean of each feature over
+    the legal actions (for 0/1 features, mean > 0 also says "any").  The
+    per-action features themselves reach the logits directly (see
+    ``FastMaskablePolicy``).
     """
 
     def __init__(self, observation_space, num_actions: int, num_features: int):
         total = int(np.prod(observation_space.shape))
         self.num_actions, self.num_features = int(num_actions), int(num_features)
         self.split = total - self.num_actions * self.num_features
-        super().__init__(observation_space, features_dim=self.split + 2 * self.num_features)
+        super().__init__(observation_space, features_dim=self.split + self.num_features)
 
     def action_features(self, obs):
-        return obs[:, self.split:].reshape(obs.shape[0], self.num_actions, self.num_features)
+        """(B, F, num_actions) view of the features."""
+        return obs[:, self.split:].reshape(obs.shape[0], self.num_features, self.num_actions)
 
     def forward(self, obs):
         obs = obs.reshape(obs.shape[0], -1)
-        feats = self.action_features(obs)
-        n_legal = feats[:, :, -1].sum(dim=1, keepdim=True).clamp(min=1.0)
-        return th.cat([obs[:, :self.split], feats.sum(dim=1) / n_legal, feats.amax(dim=1)], dim=1)
+        sums = self.action_features(obs).sum(dim=2)
+        return th.cat([obs[:, :self.split], sums / sums[:, -1:].clamp(min=1.0)], dim=1)
 
 
 class FastMaskablePolicy(MaskableActorCriticPolicy):
     """See the module docstring.  ``action_features=F`` (> 0): the observation
     ends with F features per action; each action's logit gains ``F`` learned
     weights times its features (scaled by ``FEATURE_GAIN`` so they learn at a
-    useful pace), and the MLPs see the observation plus feature summaries."""
+    useful pace), and the MLPs see the observation plus the features' means."""
 
     FEATURE_GAIN = 20.0
 
@@ -101,7 +103,9 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         logits = self.action_net(latent_pi)
         if self.action_features:
             feats = self.features_extractor.action_features(obs.reshape(obs.shape[0], -1).float())
-            logits = logits + feats @ (self.FEATURE_GAIN * self.feature_weights)
+            w = self.FEATURE_GAIN * self.feature_weights
+            for f in range(self.action_features):  # contiguous (B, A) blocks: 2x faster than a matmul
+                logits = logits + w[f] * feats[:, f]
         return logits
 
     def action_logits(self, obs):

@@ -27,7 +27,7 @@ from yyenvs.core.rng import uniform01
 from yyenvs.games import available_games, make_core
 
 DEFAULT_CONFIGS = {
-    "yoxii": [{}],
+    "yoxii": [{}, {"action_features": True}],  # the second: observation with lookahead features
     "koi": [{"board_size": 9, "directions": 8}],
     "yinyang": [{"num_players": 2}, {"num_players": 4}],
 }
@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     from pettingzoo.classic import connect_four_v3
     ref, _ = median_of(lambda: aec_steps_per_second(connect_four_v3.env(), args.seconds), args.repeats)
     print(f"\nreference  pettingzoo connect_four_v3 AEC: {ref:,.0f} steps/s")
-    print(f"\n{'game':<26}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
+    print(f"\n{'game':<34}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
     parallel_default = kernels.parallel_mode()
     for game in games:
         for options in DEFAULT_CONFIGS.get(game, [{}]):
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                     sps, (_, nbytes) = median_of(
                         lambda: core_steps_per_second(core, batch, args.seconds), args.repeats)
                     layer = "core" if mode == "auto" else f"core {mode}"
-                    print(f"{label:<26}{layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
+                    print(f"{label:<34}{layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
                           f"{nbytes:>9.0f}")
                 kernels.set_parallel(parallel_default)
             from yyenvs.core.aec import aec_factories
@@ -164,10 +164,10 @@ def main(argv: list[str] | None = None) -> int:
             env = env_fn(**options)
             aec_steps_per_second(env, 0.05)
             sps, _ = median_of(lambda: aec_steps_per_second(env, args.seconds), args.repeats)
-            print(f"{label:<26}{'AEC':<15}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
+            print(f"{label:<34}{'AEC':<15}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
             if args.compile:
                 cold, warm = compile_times(game, options)
-                print(f"{label:<26}compile: first call {cold:.1f}s with an empty numba cache, "
+                print(f"{label:<34}compile: first call {cold:.1f}s with an empty numba cache, "
                       f"{warm:.1f}s with a warm cache")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory of this process: {peak:,.0f} MiB")

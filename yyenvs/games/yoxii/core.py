@@ -282,7 +282,7 @@ def _wins(mine_sum, mine_cnt, theirs_sum, theirs_cnt):
 
 @batch_kernel
 def _action_features_kernel(board, totem, stock, viewer, done, feats):
-    """feats[b, a, :] for each legal action of ``viewer[b]`` (as the player to move).
+    """feats[b, :, a] for each legal action of ``viewer[b]`` (as the player to move).
 
     0: the move ends the game and the mover wins; 1: it ends the game without a
     win; 2: it does not end the game and the opponent then has a move that ends
@@ -325,9 +325,9 @@ def _action_features_kernel(board, totem, stock, viewer, done, feats):
                     tot = adjacent_totals(brd, dest)
                     for v in range(NUM_VALUES):
                         if stock[b, p, v] > 0:
-                            f[base + v, 3] = 1.0
+                            f[3, base + v] = 1.0
                             win = _wins(tot[p, 0] + adj * (v + 1), tot[p, 1] + adj, tot[q, 0], tot[q, 1])
-                            f[base + v, 0 if win else 1] = 1.0
+                            f[0 if win else 1, base + v] = 1.0
                     continue
                 # the opponent's replies that end the game: for which of our values do they win?
                 lose_v = np.zeros(NUM_VALUES, dtype=np.bool_)
@@ -361,9 +361,9 @@ def _action_features_kernel(board, totem, stock, viewer, done, feats):
                 brd[cell] = 0
                 for v in range(NUM_VALUES):
                     if stock[b, p, v] > 0:
-                        f[base + v, 3] = 1.0
+                        f[3, base + v] = 1.0
                         if lose_v[v]:
-                            f[base + v, 2] = 1.0
+                            f[2, base + v] = 1.0
 
 # --- the state and the core ----------------------------------------------------
 @dataclasses.dataclass
@@ -459,10 +459,10 @@ class YoxiiCore(GameCore):
         0-3 own piece of value 1-4; 4-7 opponent piece of value 1-4; 8 totem;
         9 square exists; 10-13 own stock of value 1-4 / 5; 14-17 opponent's.
 
-        With ``action_features=True``: a flat (882 + 1184 * 4,) vector, the
-        planes flattened, then for each action ``a`` (as if ``player[i]`` were
-        to move): win now, end now without a win, let the opponent win at
-        once, legal (see :meth:`action_features`).
+        With ``action_features=True``: a flat (882 + 4 * 1184,) vector, the
+        planes flattened, then the four lookahead features (see
+        :meth:`action_features`), feature by feature, each over all actions in
+        action order (as if ``player[i]`` were to move).
         """
         player = self.seats(state, player)
         if out is None:
@@ -474,7 +474,7 @@ class YoxiiCore(GameCore):
         planes = np.empty((state.batch_size, *self.planes_shape), dtype=np.float32)
         _observe_kernel(state.board, state.totem, state.stock, player, planes)
         out[:, :n] = planes.reshape(state.batch_size, n)
-        out[:, n:] = self.action_features(state, player).reshape(state.batch_size, -1)
+        out[:, n:] = self._features_by_feature(state, player).reshape(state.batch_size, -1)
         return out
 
     def action_features(self, state: YoxiiState, player) -> np.ndarray:
@@ -488,7 +488,11 @@ class YoxiiCore(GameCore):
         and finished games.
         """
         player = self.seats(state, player)
-        out = np.empty((state.batch_size, NUM_ACTIONS, NUM_ACTION_FEATURES), dtype=np.float32)
+        return self._features_by_feature(state, self.seats(state, player)).transpose(0, 2, 1)
+
+    def _features_by_feature(self, state: YoxiiState, player: np.ndarray) -> np.ndarray:
+        """(B, 4, 1184) contiguous: the layout of the observation."""
+        out = np.empty((state.batch_size, NUM_ACTION_FEATURES, NUM_ACTIONS), dtype=np.float32)
         _action_features_kernel(state.board, state.totem, state.stock, player, state.done, out)
         return out
 
