@@ -43,17 +43,17 @@ class ActionFeatureExtractor(BaseFeaturesExtractor):
 
     Input: flat ``[observation, features]`` where the features are F blocks of
     ``num_actions`` values (feature-major), the last block being "legal".
-    Output for the MLPs: the observation, then the mean of each feature over
-    the legal actions (for 0/1 features, mean > 0 also says "any").  The
-    per-action features themselves reach the logits directly (see
-    ``FastMaskablePolicy``).
+    Output for the MLPs: the observation, then for each feature its mean over
+    the legal actions and whether any action has it (a crisp bit the MLP would
+    find hard to read off a mean of 1/200).  The per-action features themselves
+    reach the logits directly (see ``FastMaskablePolicy``).
     """
 
     def __init__(self, observation_space, num_actions: int, num_features: int):
         total = int(np.prod(observation_space.shape))
         self.num_actions, self.num_features = int(num_actions), int(num_features)
         self.split = total - self.num_actions * self.num_features
-        super().__init__(observation_space, features_dim=self.split + self.num_features)
+        super().__init__(observation_space, features_dim=self.split + 2 * self.num_features)
 
     def action_features(self, obs):
         """(B, F, num_actions) view of the features."""
@@ -62,14 +62,14 @@ class ActionFeatureExtractor(BaseFeaturesExtractor):
     def forward(self, obs):
         obs = obs.reshape(obs.shape[0], -1)
         sums = self.action_features(obs).sum(dim=2)
-        return th.cat([obs[:, :self.split], sums / sums[:, -1:].clamp(min=1.0)], dim=1)
+        return th.cat([obs[:, :self.split], sums / sums[:, -1:].clamp(min=1.0), (sums > 0).to(obs.dtype)], dim=1)
 
 
 class FastMaskablePolicy(MaskableActorCriticPolicy):
     """See the module docstring.  ``action_features=F`` (> 0): the observation
     ends with F features per action; each action's logit gains ``F`` learned
     weights times its features (scaled by ``FEATURE_GAIN`` so they learn at a
-    useful pace), and the MLPs see the observation plus the features' means."""
+    useful pace), and the MLPs see the observation plus feature summaries."""
 
     FEATURE_GAIN = 20.0
 
