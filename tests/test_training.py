@@ -310,7 +310,8 @@ def test_action_features_policy(tmp_path):
     rows = np.flatnonzero(feats[:, :, 0].any(axis=1) & ~s.done)
     assert rows.size > 0
     with th.no_grad():
-        agent.policy.feature_weights[:] = th.tensor([5.0, 0.0, 0.0, 0.0])
+        agent.policy.feature_weights[:] = 0.0
+        agent.policy.feature_weights[0] = 5.0
     sub = s.take(rows)
     chosen = agent(sub, core.legal_action_mask(sub))
     assert feats[rows, chosen, 0].all()

@@ -1,6 +1,7 @@
 """Yoxii's optional lookahead features (game option ``action_features``),
 checked against brute force: every legal action stepped on a copy, and every
-reply of the opponent after it."""
+reply of the opponent after it; the trap feature (3) one level deeper, with
+features 0-2 (checked here first) judging the mover's turns after each reply."""
 import numpy as np
 import pytest
 
@@ -42,7 +43,7 @@ def _check_games(agent, seeds):
     while not s.done.all():
         feats = CORE.action_features(s, s.current_player)
         mask = CORE.legal_action_mask(s)
-        assert np.array_equal(feats[:, :, 3] > 0, mask)
+        assert np.array_equal(feats[:, :, 4] > 0, mask)
         assert not feats[s.done].any()
         for g in np.flatnonzero(~s.done)[:4]:
             acts, win, ends, opp = brute_force(s, g)
@@ -57,6 +58,50 @@ def _check_games(agent, seeds):
     return seen
 
 
+def brute_force_traps(state, g):
+    """(actions, trap) for row g: the action is safe (features 0-2 all 0) and the
+    opponent, placing its largest piece, has a reply that does not end the game
+    after which the mover has no winning turn and no safe turn."""
+    p, q = int(state.current_player[g]), 1 - int(state.current_player[g])
+    root = state.take(np.array([g]))
+    feats = CORE.action_features(root, [p])[0]
+    acts = np.flatnonzero(feats[:, 4])
+    safe_now = ~feats[acts, :3].any(axis=1)
+    after = root.take(np.zeros(acts.size, dtype=np.int64))
+    CORE.step(after, acts)
+    trap = np.zeros(acts.size, dtype=bool)
+    for k in np.flatnonzero(safe_now & ~after.terminated):
+        one = after.take(np.array([k]))
+        largest = np.flatnonzero(one.stock[0, q])[-1]
+        replies = np.flatnonzero(CORE.legal_action_mask(one)[0])
+        replies = replies[replies % 4 == largest]
+        nxt = one.take(np.zeros(replies.size, dtype=np.int64))
+        CORE.step(nxt, replies)
+        nxt = nxt.take(np.flatnonzero(~nxt.terminated))
+        f = CORE.action_features(nxt, np.full(nxt.batch_size, p))
+        has_good = f[:, :, 0].any(axis=1) | ((f[:, :, 4] > 0) & ~f[:, :, 1:3].any(axis=2)).any(axis=1)
+        trap[k] = not has_good.all()
+    return acts, trap
+
+
+def test_trap_feature_matches_brute_force():
+    seen = 0
+    for player, seeds in (("random", np.arange(6) + 300), ("greedy", np.arange(6) + 400)):
+        agent = make_agent(player, CORE, 5)
+        s = CORE.init(seeds)
+        while not s.done.all():
+            feats = CORE.action_features(s, s.current_player)
+            for g in np.flatnonzero(~s.done & (s.ply >= 8))[:3]:  # traps need a crowded board
+                acts, trap = brute_force_traps(s, g)
+                assert np.array_equal(feats[g, acts, 3] > 0, trap), (player, int(s.ply[g]))
+                seen += trap.sum()
+            mask = CORE.legal_action_mask(s)
+            a = agent(s, mask)
+            a[s.done] = -1
+            CORE.step(s, a)
+    assert seen > 0
+
+
 def test_observation_layout():
     plain = make_core("yoxii")
     s = CORE.init(np.arange(6))
@@ -67,10 +112,10 @@ def test_observation_layout():
         CORE.step(s, a)
     seats = np.array([0, 1, 0, 1, 1, 0])
     obs = CORE.observe(s, seats)
-    assert obs.shape == (6, 7 * 7 * 18 + 1184 * 4) == (6, *CORE.observation_shape)
+    assert obs.shape == (6, 7 * 7 * 18 + 1184 * 5) == (6, *CORE.observation_shape)
     assert np.array_equal(obs[:, :882], plain.observe(s, seats).reshape(6, -1))
-    assert np.array_equal(obs[:, 882:].reshape(6, 4, 1184), CORE.action_features(s, seats).transpose(0, 2, 1))
-    assert CORE.num_action_features == 4 and plain.num_action_features == 0
+    assert np.array_equal(obs[:, 882:].reshape(6, 5, 1184), CORE.action_features(s, seats).transpose(0, 2, 1))
+    assert CORE.num_action_features == 5 and plain.num_action_features == 0
 
 
 def test_option_must_be_boolean():
