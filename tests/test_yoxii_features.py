@@ -85,13 +85,20 @@ def brute_force_traps(state, g):
 
 
 def test_trap_feature_matches_brute_force():
+    """Traps need a crowded board, so positions from the middle game on are
+    checked, first those where the opponent's largest value is its last piece
+    of that value (its second piece in the lookahead is then smaller)."""
     seen = 0
-    for player, seeds in (("random", np.arange(6) + 300), ("greedy", np.arange(6) + 400)):
+    for player, seeds in (("random", np.arange(32) + 300), ("greedy", np.arange(32) + 400)):
         agent = make_agent(player, CORE, 5)
         s = CORE.init(seeds)
         while not s.done.all():
             feats = CORE.action_features(s, s.current_player)
-            for g in np.flatnonzero(~s.done & (s.ply >= 8))[:3]:  # traps need a crowded board
+            rows = np.flatnonzero(~s.done & (s.ply >= 12))
+            q = 1 - s.current_player[rows].astype(np.int64)
+            top = np.array([s.stock[r, o][np.flatnonzero(s.stock[r, o])[-1]] if s.stock[r, o].any() else 0
+                            for r, o in zip(rows, q)], dtype=np.int64)
+            for g in rows[np.argsort(top != 1, kind="stable")][:5]:
                 acts, trap = brute_force_traps(s, g)
                 assert np.array_equal(feats[g, acts, 3] > 0, trap), (player, int(s.ply[g]))
                 seen += trap.sum()
