@@ -68,3 +68,40 @@ def test_auto_mode_moves_to_the_faster_version(monkeypatch):
     small = np.arange(3, dtype=np.float64)
     double(small, np.empty_like(small))  # small batches never go parallel
     assert len(calls) <= 20
+
+
+def test_kernel_with_its_own_parallel_threshold(monkeypatch):
+    """``batch_kernel(parallel_min_batch=N)``: batches of N rows or more may go parallel."""
+    from numba import prange
+
+    @kernels.batch_kernel(parallel_min_batch=4)
+    def triple(x, out):
+        for i in prange(x.shape[0]):
+            out[i] = 3 * x[i]
+
+    calls = []
+    triple._parallel = lambda x, out: (calls.append(len(x)), triple.serial(x, out))
+    monkeypatch.setattr(kernels, "_mode", "parallel")
+    for n in (3, 4, 8):
+        x = np.arange(n, dtype=np.float64)
+        out = np.empty_like(x)
+        triple(x, out)
+        assert np.array_equal(out, 3 * x)
+    assert calls == [4, 8] and triple.parallel_min_batch == 4
+
+
+def test_yoxii_features_parallel_match_serial():
+    core = make_core("yoxii", action_features=True)
+    s = core.init(np.arange(32, dtype=np.uint64))
+    acts = np.empty(32, dtype=np.int64)
+    try:
+        for _ in range(14):
+            got = []
+            for mode in (False, True):
+                kernels.set_parallel(mode)
+                got.append(core.observe(s, s.current_player))
+            assert np.array_equal(got[0], got[1])
+            sample_legal(core.legal_action_mask(s), uniform01(s.seed, s.ply.astype(np.uint64)), acts)
+            core.step(s, acts)
+    finally:
+        kernels.set_parallel("auto")

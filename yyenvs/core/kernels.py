@@ -3,8 +3,8 @@
 Decorate a kernel whose first argument's first axis is the batch with
 :func:`batch_kernel`.  Small batches (one game for the AEC env, search
 agents) always run the serial loop.  For batches of ``PARALLEL_MIN_BATCH``
-rows or more, the default mode ``auto`` measures both versions as it goes and
-uses the faster:
+rows or more (a kernel with costly rows may set a lower ``parallel_min_batch``),
+the default mode ``auto`` measures both versions as it goes and uses the faster:
 
 * on an idle 2-core machine the parallel version is about twice as fast;
 * on a machine whose cores are busy (a learner's torch threads, a second job,
@@ -58,8 +58,9 @@ def _renamed(fn, suffix: str):
 
 
 class BatchKernel:
-    def __init__(self, fn):
+    def __init__(self, fn, parallel_min_batch: int = PARALLEL_MIN_BATCH):
         self.py_func = fn
+        self.parallel_min_batch = int(parallel_min_batch)
         self.serial = njit(cache=True)(_renamed(fn, "_serial"))
         self._parallel = None  # compiled on first use only
         self.__doc__ = fn.__doc__
@@ -78,7 +79,7 @@ class BatchKernel:
 
     def __call__(self, *args):
         rows = args[0].shape[0]
-        if rows < PARALLEL_MIN_BATCH or _mode == "serial":
+        if rows < self.parallel_min_batch or _mode == "serial":
             return self.serial(*args)
         if _mode == "parallel":
             return self.parallel(*args)
@@ -112,5 +113,9 @@ class BatchKernel:
         return out
 
 
-def batch_kernel(fn) -> BatchKernel:
-    return BatchKernel(fn)
+def batch_kernel(fn=None, *, parallel_min_batch: int = PARALLEL_MIN_BATCH):
+    """``@batch_kernel`` or ``@batch_kernel(parallel_min_batch=N)`` for a kernel
+    whose rows are costly enough that threads pay off on smaller batches."""
+    if fn is None:
+        return lambda f: BatchKernel(f, parallel_min_batch)
+    return BatchKernel(fn, parallel_min_batch)

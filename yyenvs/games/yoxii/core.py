@@ -465,7 +465,7 @@ def _trapped_values(brd, t, p, stock, cell, mine, scratch, memo):
     return trapped
 
 
-@batch_kernel
+@batch_kernel(parallel_min_batch=16)  # ~0.1 ms per row: threads pay off on small batches
 def _action_features_kernel(board, totem, stock, viewer, done, feats):
     """feats[b, :, a] for each legal action of ``viewer[b]`` (as the player to move).
 
