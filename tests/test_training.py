@@ -55,6 +55,7 @@ def trained(request, tmp_path_factory):
     outcomes = []
     trainer.env.episode_listeners.append(lambda idx, out, seats: outcomes.extend(out.tolist()))
     info = trainer.train()
+    trainer.close()
     return game, run_dir, trainer, info, outcomes
 
 
@@ -63,7 +64,7 @@ def test_pool_grows(trained):
     snaps = trainer.pool.snapshots()
     assert len(snaps) >= 2, "a snapshot every third of the run"
     assert sorted(s.step for s in snaps) == [s.step for s in snaps]
-    assert len(glob.glob(os.path.join(run_dir, "snapshots", "step_*.zip"))) == len(snaps)
+    assert len(glob.glob(os.path.join(run_dir, "snapshots", "step_*.safetensors"))) == len(snaps)
     # snapshots and baselines were actually played
     played = {e.name for e in trainer.pool.entries if e.games > 0}
     assert "latest" in played and played & {"random", "greedy"}
@@ -82,13 +83,13 @@ def test_learner_sees_losses(trained):
 def test_checkpoints_saved(trained):
     from yyenvs.agents.checkpoint import read_metadata
     game, run_dir, trainer, info, _ = trained
-    ckpts = sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.zip")))
+    ckpts = sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.safetensors")))
     assert 1 <= len(ckpts) <= 2  # older ones are pruned
     meta = read_metadata(ckpts[-1], trainer.core)
     assert meta["game"] == game
     assert meta["num_timesteps"] == info["steps"] == trainer.cfg["total_timesteps"]
     assert any(e["kind"] == "snapshot" for e in meta["pool"]["entries"])
-    assert os.path.exists(os.path.join(run_dir, "final.zip"))
+    assert os.path.exists(os.path.join(run_dir, "final.safetensors"))
     assert glob.glob(os.path.join(run_dir, "tb", "**", "events.*"), recursive=True)
     assert trainer.last_eval and "random" in trainer.last_eval
 
@@ -103,6 +104,7 @@ def test_resume_continues(trained):
     assert sum(e.games for e in t2.pool.entries) == sum(e.games for e in trainer.pool.entries)
     info2 = t2.train()
     assert info2["steps"] >= info["steps"] + 256
+    t2.close()
     # a fresh run refuses to overwrite, and another game is refused
     from training.config import ConfigError
     with pytest.raises(ConfigError, match="resume"):
@@ -137,7 +139,7 @@ def test_evaluation_outputs(trained, capsys):
 def test_eval_command(trained, tmp_path, capsys):
     from training.evaluate import main
     game, run_dir, *_ = trained
-    rc = main([os.path.join(run_dir, "final.zip"), "random", "--games", "6", "--out", str(tmp_path)])
+    rc = main([os.path.join(run_dir, "final.safetensors"), "random", "--games", "6", "--out", str(tmp_path)])
     assert rc == 0
     out = capsys.readouterr().out
     assert "final" in out and "random" in out and "Wilson" in out

@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
+from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint, read_metadata
 from yyenvs.core.contract import OptionError
 from yyenvs.games import available_games, make_core
 from training.ratings import bradley_terry, pairwise_from_scores, wilson_interval
@@ -95,11 +96,10 @@ def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> lis
     out, seen = [], set()
     for k, spec in enumerate(specs):
         spec = os.fspath(spec)
-        if spec.endswith(".zip") or spec.endswith(".json") or os.path.exists(spec):
-            from yyenvs.agents.checkpoint import load_policy_agent, zip_path
+        if looks_like_checkpoint(spec):
             agent = load_policy_agent(spec, core, seed + k, deterministic=deterministic)
-            name = os.path.splitext(os.path.basename(zip_path(spec)))[0]
-            parent = os.path.basename(os.path.dirname(os.path.abspath(zip_path(spec))))
+            name = agent.name
+            parent = os.path.basename(os.path.dirname(os.path.abspath(agent.metadata["path"])))
             if name in seen:
                 name = f"{parent}/{name}"
             out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint"))
@@ -273,21 +273,26 @@ def main(argv=None) -> int:
     import torch
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     game, options = args.game, {}
-    for spec in args.entrants:
-        if spec.endswith(".zip") or os.path.exists(spec):
-            from yyenvs.agents.checkpoint import read_metadata
-            meta = read_metadata(spec)
-            game = game or meta["game"]
-            options = dict(meta["options"]) if game == meta["game"] else options
-            break
-    if game is None:
-        p.error("--game is required when no checkpoint is given")
-    for kv in args.option:
-        k, sep, v = kv.partition("=")
-        if not sep:
-            p.error(f"--option needs KEY=VALUE, got {kv!r}")
-        options[k] = _parse_value(v)
+    if args.games < 2:
+        p.error(f"--games must be at least 2 (seats alternate), got {args.games}")
+    if args.seed < 0:
+        p.error(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        p.error(f"--out {args.out!r} is a file; give a directory")
     try:
+        for spec in args.entrants:
+            if looks_like_checkpoint(spec):
+                meta = read_metadata(spec)
+                game = game or meta["game"]
+                options = dict(meta["options"]) if game == meta["game"] else options
+                break
+        if game is None:
+            p.error("--game is required when no checkpoint is given")
+        for kv in args.option:
+            k, sep, v = kv.partition("=")
+            if not sep:
+                p.error(f"--option needs KEY=VALUE, got {kv!r}")
+            options[k] = _parse_value(v)
         core = make_core(game, **options)
         entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
         pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
@@ -299,7 +304,11 @@ def main(argv=None) -> int:
         return 2
     print(format_table(result))
     if args.out:
-        paths = write_outputs(result, args.out)
+        try:
+            paths = write_outputs(result, args.out)
+        except OSError as e:
+            print(f"yyenvs eval: error: cannot write to {args.out!r}: {e.strerror or e}", file=sys.stderr)
+            return 2
         print(f"wrote {paths['json']} and {paths['plot']}")
     return 0
 

@@ -6,7 +6,12 @@ the action's log-probability and the entropy are read from it, instead of
 building a ``MaskableCategorical`` (which re-normalises the logits several
 times).  With Yoxii's 1,184 actions this roughly halves the cost of a policy
 forward pass and of a PPO gradient step.  Used by ``MaskablePPO`` as its
-policy class; checkpoints remain ordinary MaskablePPO saves.
+policy class.
+
+A network is described by a small dict (``network_spec``): the layer widths,
+the activation, the optional convolutions and the number of per-action
+features.  Checkpoints store that description and the parameters;
+:func:`make_policy` rebuilds the network from it (no pickled objects).
 """
 from __future__ import annotations
 
@@ -16,6 +21,51 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 HUGE_NEG = -1e8
+ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
+
+
+def network_spec(core, ppo: dict) -> dict:
+    """The description of the network that the ``ppo`` config section asks for on ``core``."""
+    from training.config import ConfigError
+    spec = {"class": "FastMaskablePolicy", "net_arch": [int(n) for n in ppo["net_arch"]],
+            "activation": ppo["activation"], "cnn_channels": [int(c) for c in ppo["cnn_channels"]],
+            "action_features": int(getattr(core, "num_action_features", 0)), "value_net": True}
+    if spec["cnn_channels"]:
+        if spec["action_features"]:
+            raise ConfigError("ppo.cnn_channels does not apply with game option action_features "
+                              "(the observation is a flat vector)")
+        if len(core.observation_shape) != 3:
+            raise ConfigError(f"ppo.cnn_channels needs (H, W, C) observation planes; "
+                              f"{core.name} observations are {core.observation_shape}")
+    return spec
+
+
+def policy_kwargs(core, spec: dict) -> dict:
+    """``policy_kwargs`` of ``FastMaskablePolicy`` for a network description."""
+    from training.config import ConfigError
+    if spec["action_features"] != int(getattr(core, "num_action_features", 0)):
+        raise ConfigError(f"the network reads {spec['action_features']} per-action features; "
+                          f"{core.name} with these options gives {getattr(core, 'num_action_features', 0)}")
+    if spec["cnn_channels"] and len(core.observation_shape) != 3:
+        raise ConfigError(f"the network's convolutions need (H, W, C) observations; "
+                          f"{core.name} observations are {core.observation_shape}")
+    kwargs = {"net_arch": {"pi": list(spec["net_arch"]), "vf": list(spec["net_arch"])},
+              "activation_fn": ACTIVATIONS[spec["activation"]]}
+    if spec["action_features"]:
+        kwargs["action_features"] = spec["action_features"]
+    if spec["cnn_channels"]:
+        kwargs["features_extractor_class"] = PlanesCNN
+        kwargs["features_extractor_kwargs"] = {"channels": list(spec["cnn_channels"])}
+    return kwargs
+
+
+def make_policy(core, spec: dict) -> "FastMaskablePolicy":
+    """A freshly initialised network of the description ``spec`` for ``core`` (on the CPU)."""
+    from gymnasium import spaces
+    obs_space = spaces.Box(core.observation_low, core.observation_high, core.observation_shape,
+                           core.observation_dtype)
+    return FastMaskablePolicy(obs_space, spaces.Discrete(core.num_actions), lambda _: 0.0,
+                              **policy_kwargs(core, spec))
 
 
 class _LogSoftmax(th.autograd.Function):

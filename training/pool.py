@@ -180,12 +180,17 @@ class OpponentPool:
                 "rng": self.rng.bit_generator.state}
 
     def load_state_dict(self, state: dict, load_policy) -> None:
-        """Restore results, snapshots (``load_policy(path)`` -> policy) and the RNG."""
+        """Restore results, snapshots and the RNG from a state validated by
+        :func:`yyenvs.agents.checkpoint.check_pool_state`.
+
+        ``load_policy(path)`` gives a snapshot's policy, or None when it cannot
+        be loaded (the entry then stays in the pool's history, inactive)."""
         by_name = {e.name: e for e in self.entries}
         for d in state["entries"]:
             if d["kind"] == "snapshot":
-                if d["active"]:
-                    e = self.add_snapshot(load_policy(d["path"]), d["step"], d["path"], copy_policy=False)
+                policy = load_policy(d["path"]) if d["active"] else None
+                if policy is not None:
+                    e = self.add_snapshot(policy, d["step"], d["path"], copy_policy=False)
                 else:
                     e = Opponent(d["name"], "snapshot", None, d["step"], d["path"], self.window)
                     e.active = False

@@ -32,34 +32,56 @@ from yyenvs.core.contract import OptionError
 from yyenvs.games import make_core
 from training.config import ConfigError, load_config
 
-CKPT_RE = re.compile(r"ckpt_(\d+)\.zip$")
-
-
-def _activation(name):
-    import torch.nn as nn
-    return {"relu": nn.ReLU, "tanh": nn.Tanh}[name]
+CKPT_RE = re.compile(r"ckpt_(\d{10})\.safetensors$")
 
 
 def checkpoint_files(run_dir: str) -> list[tuple[int, str]]:
     """(step, path) of the run's checkpoints, oldest first."""
     out = []
-    for path in glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.zip")):
+    for path in glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.safetensors")):
         m = CKPT_RE.search(path)
         if m:
             out.append((int(m.group(1)), path))
     return sorted(out)
 
 
+class RunLock:
+    """An exclusive lock on a run directory for as long as a run uses it.
+
+    ``flock`` locks vanish with the process that held them, so the lock of a
+    process that died is taken over without any clean-up.
+    """
+
+    def __init__(self, run_dir: str):
+        import fcntl
+        self.path = os.path.join(run_dir, ".lock")
+        self.fh = open(self.path, "a+")
+        try:
+            fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.fh.seek(0)
+            holder = self.fh.read().strip() or "another process"
+            self.fh.close()
+            raise ConfigError(f"run_dir {run_dir!r} is in use by another training run (pid {holder}); "
+                              "wait for it to finish or choose another run_dir") from None
+        self.fh.truncate(0)
+        self.fh.write(str(os.getpid()))
+        self.fh.flush()
+
+    def release(self) -> None:
+        if not self.fh.closed:
+            self.fh.close()  # closing the file releases the flock
+
+
 class Trainer:
-    """One training run (fresh or resumed) described by a config dict."""
+    """One training run (fresh or resumed) described by a config dict.
+
+    The run directory is locked from construction until :meth:`close`.
+    """
 
     def __init__(self, cfg: dict, log=None):
         import torch
-        from sb3_contrib import MaskablePPO
-
-        from yyenvs.agents.checkpoint import CheckpointError, load_model, read_metadata
-        from training.pool import OpponentPool
-        from training.sb3_vec import LearnerVecEnv
+        from training.policy import network_spec
 
         self.cfg = cfg
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -69,101 +91,158 @@ class Trainer:
             cfg["run_dir"] = cfg["run_dir"].replace("{time}", time.strftime("%Y%m%d-%H%M%S"))
         self.run_dir = cfg["run_dir"]
         self.dirs = {k: os.path.join(self.run_dir, k) for k in ("checkpoints", "snapshots", "tb", "eval")}
+        try:
+            for d in self.dirs.values():
+                os.makedirs(d, exist_ok=True)
+        except OSError as e:
+            raise ConfigError(f"run_dir {self.run_dir!r} cannot be used: {e.strerror or e}") from None
+        self.lock = RunLock(self.run_dir)
+        try:
+            self._remove_stale_temporaries()
+            resume = self._find_resume_point()
+            self.spec = network_spec(self.core, cfg["ppo"])
+            self._build(resume)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def close(self) -> None:
+        """Release the run directory."""
+        self.lock.release()
+
+    def _remove_stale_temporaries(self) -> None:
+        """Half-written files of a killed run (never read: a save renames only complete files)."""
+        for d in ("checkpoints", "snapshots"):
+            for tmp in glob.glob(os.path.join(self.dirs[d], "*.safetensors.tmp*")):
+                os.remove(tmp)
+        for tmp in glob.glob(os.path.join(self.run_dir, "final.safetensors.tmp*")):
+            os.remove(tmp)
+
+    def _find_resume_point(self):
+        """``(path, meta, tensors)`` of the newest complete checkpoint, or None for a fresh run.
+
+        A truncated or altered newest checkpoint is skipped (and reported); one
+        for another game or other options is refused.
+        """
+        from yyenvs.agents.checkpoint import (CheckpointError, CorruptCheckpointError, check_compatible,
+                                              read_checkpoint)
         ckpts = checkpoint_files(self.run_dir)
-        self.resumed_from = None
-        meta = None
-        if ckpts:
-            if not cfg["resume"]:
-                raise ConfigError(f"run_dir {self.run_dir!r} already holds checkpoints; set resume=true "
-                                  "to continue that run or choose another run_dir")
-            self.resumed_from = ckpts[-1][1]
-            meta = read_metadata(self.resumed_from)  # corrupt -> CheckpointError naming the file
-            if meta["game"] != self.core.name:
-                raise CheckpointError(
-                    f"cannot resume {self.resumed_from!r}: it is a {meta['game']!r} run but the config "
-                    f"asks for {self.core.name!r}")
+        legacy = glob.glob(os.path.join(self.dirs["checkpoints"], "ckpt_*.zip"))
+        if legacy and not ckpts:
+            raise CheckpointError(
+                f"run_dir {self.run_dir!r} holds checkpoints in the earlier stable-baselines3 zip format, "
+                "which is not loaded (loading it unpickles, which can run code); convert the newest with "
+                f"'yyenvs checkpoint convert --trust {sorted(legacy)[-1]}' if you trust it, "
+                "or choose another run_dir")
+        if not ckpts:
+            return None
+        if not self.cfg["resume"]:
+            raise ConfigError(f"run_dir {self.run_dir!r} already holds checkpoints; set resume=true "
+                              "to continue that run or choose another run_dir")
+        for _, path in reversed(ckpts):
             try:
-                read_metadata(self.resumed_from, self.core)
+                meta, tensors = read_checkpoint(path)
+            except CorruptCheckpointError as e:
+                self.log(f"skipping incomplete checkpoint: {e}")
+                continue
+            if meta["kind"] != "checkpoint" or meta.get("pool") is None:
+                self.log(f"skipping {path!r}: a {meta['kind']} file, not a training checkpoint")
+                continue
+            if meta["game"] != self.core.name:
+                raise CheckpointError(f"cannot resume {path!r}: it is a {meta['game']!r} run but the config "
+                                      f"asks for {self.core.name!r}")
+            try:
+                check_compatible(meta, self.core, f"checkpoint {path!r}")
             except CheckpointError as e:
                 raise CheckpointError(f"cannot resume: {e}") from None
-        for d in self.dirs.values():
-            os.makedirs(d, exist_ok=True)
+            return path, meta, tensors
+        raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is complete; "
+                              "choose another run_dir")
 
-        sp = cfg["selfplay"]
+    def _build(self, resume) -> None:
+        from sb3_contrib import MaskablePPO
+
+        from training.policy import FastMaskablePolicy, policy_kwargs
+        from training.pool import OpponentPool
+        from training.sb3_vec import LearnerVecEnv
+        cfg, sp, p = self.cfg, self.cfg["selfplay"], self.cfg["ppo"]
+        if resume is not None and resume[1]["policy"] != self.spec:
+            saved = resume[1]["policy"]
+            diff = ", ".join(f"{k}: checkpoint {saved[k]!r} vs config {self.spec[k]!r}"
+                             for k in self.spec if saved.get(k) != self.spec[k])
+            raise ConfigError(f"cannot resume {resume[0]!r}: the config asks for another network ({diff})")
         self.pool = OpponentPool(self.core, cfg["num_envs"], None, baselines=sp["baselines"],
                                  latest=sp["latest"], pfsp_power=sp["pfsp_power"],
                                  pfsp_floor=sp["pfsp_floor"], window=sp["window"],
                                  max_snapshots=sp["max_snapshots"], sample=sp["opponent_sample"],
                                  seed=cfg["seed"], baseline_share=sp["baseline_share"])
         self.env = LearnerVecEnv(self.core, cfg["num_envs"], self.pool, seed=cfg["seed"],
-                                 shaping=cfg["ppo"]["reward_shaping"], gamma=cfg["ppo"]["gamma"])
-        tb = self.dirs["tb"] if cfg["log"]["tensorboard"] else None
-        if self.resumed_from:
-            self.model, _ = load_model(self.resumed_from, self.core, env=self.env)
-            self.model.tensorboard_log = tb
-            self.pool.set_latest_policy(self.model.policy)
-            self.pool.load_state_dict(meta.get("pool", {"entries": [], "rng": self.pool.rng.bit_generator.state}),
-                                      lambda path: load_model(path, self.core)[0].policy)
-            self.env.seed(cfg["seed"] + int(self.model.num_timesteps))
-            self.elapsed_before = float(meta.get("elapsed_s", 0.0))
-            self.last_eval = meta.get("last_eval", {})
-            self.log(f"resuming {self.resumed_from} at step {self.model.num_timesteps}")
-        else:
-            p = cfg["ppo"]
-            arch = list(p["net_arch"])
-            policy_kwargs = {"net_arch": {"pi": arch, "vf": arch},
-                             "activation_fn": _activation(p["activation"])}
-            if getattr(self.core, "num_action_features", 0):
-                if p["cnn_channels"]:
-                    raise ConfigError("ppo.cnn_channels does not apply with game option action_features "
-                                      "(the observation is a flat vector)")
-                policy_kwargs["action_features"] = int(self.core.num_action_features)
-            if p["cnn_channels"]:
-                if len(self.core.observation_shape) != 3:
-                    raise ConfigError(f"ppo.cnn_channels needs (H, W, C) observation planes; "
-                                      f"{self.core.name} observations are {self.core.observation_shape}")
-                from training.policy import PlanesCNN
-                policy_kwargs["features_extractor_class"] = PlanesCNN
-                policy_kwargs["features_extractor_kwargs"] = {"channels": list(p["cnn_channels"])}
-            from training.policy import FastMaskablePolicy
-            self.model = MaskablePPO(
-                FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
-                n_epochs=p["n_epochs"], learning_rate=p["learning_rate"], gamma=p["gamma"],
-                gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
-                vf_coef=p["vf_coef"], max_grad_norm=p["max_grad_norm"],
-                target_kl=p["target_kl"] or None,
-                policy_kwargs=policy_kwargs,
-                tensorboard_log=tb, seed=cfg["seed"], device="cpu", verbose=0)
-            self.pool.set_latest_policy(self.model.policy)
-            self.elapsed_before = 0.0
-            self.last_eval = {}
+                                 shaping=p["reward_shaping"], gamma=p["gamma"])
+        self.model = MaskablePPO(
+            FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
+            n_epochs=p["n_epochs"], learning_rate=p["learning_rate"], gamma=p["gamma"],
+            gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
+            vf_coef=p["vf_coef"], max_grad_norm=p["max_grad_norm"], target_kl=p["target_kl"] or None,
+            policy_kwargs=policy_kwargs(self.core, self.spec),
+            tensorboard_log=self.dirs["tb"] if cfg["log"]["tensorboard"] else None,
+            seed=cfg["seed"], device="cpu", verbose=0)
+        self.pool.set_latest_policy(self.model.policy)
+        self.resumed_from = None
+        self.elapsed_before = 0.0
+        self.last_eval = {}
+        if resume is not None:
+            self._restore(*resume)
+
+    def _restore(self, path: str, meta: dict, tensors: dict) -> None:
+        """Load a training checkpoint's network, optimiser state, step count and pool."""
+        from yyenvs.agents.checkpoint import (CheckpointError, load_optimizer_tensors, load_policy,
+                                              load_policy_tensors)
+        what = f"checkpoint {path!r}"
+        if not meta["policy"]["value_net"]:
+            raise CheckpointError(f"cannot resume from {what}: it holds a policy only (no value network)")
+        load_policy_tensors(self.model.policy, tensors, what)
+        load_optimizer_tensors(self.model.policy.optimizer, tensors, what)
+        self.model.num_timesteps = int(meta["num_timesteps"])
+        self.model._n_updates = int(meta.get("n_updates") or 0)
+
+        def load_snapshot(name):
+            try:
+                return load_policy(os.path.join(self.dirs["snapshots"], name), self.core)[0]
+            except CheckpointError as e:
+                self.log(f"pool: leaving out snapshot {name}: {e}")
+                return None
+        self.pool.load_state_dict(meta["pool"], load_snapshot)
+        self.env.seed(self.cfg["seed"] + int(self.model.num_timesteps))
+        self.elapsed_before = float(meta.get("elapsed_s") or 0.0)
+        self.resumed_from = path
+        self.log(f"resuming {path} at step {self.model.num_timesteps}")
 
     # -- saving -------------------------------------------------------------------------------
-    def _save(self, path: str, **extra) -> dict:
-        from yyenvs.agents.checkpoint import write_metadata
-        tmp = path[:-4] + ".tmp.zip"
-        self.model.save(tmp)
-        os.replace(tmp, path)
-        return write_metadata(path, self.core, num_timesteps=int(self.model.num_timesteps),
-                              algo="MaskablePPO", **extra)
+    def _save(self, path: str, kind: str, **extra) -> dict:
+        from yyenvs.agents.checkpoint import game_metadata, optimizer_tensors, policy_tensors, write_checkpoint
+        tensors = policy_tensors(self.model.policy)
+        if kind == "checkpoint":
+            tensors.update(optimizer_tensors(self.model.policy.optimizer))
+        meta = {"kind": kind, **game_metadata(self.core), "policy": self.spec,
+                "num_timesteps": int(self.model.num_timesteps), "n_updates": int(self.model._n_updates),
+                "algo": "MaskablePPO", **extra}
+        return write_checkpoint(path, tensors, meta)
 
     def save_checkpoint(self, keep: int = 2) -> str:
         step = int(self.model.num_timesteps)
-        path = os.path.join(self.dirs["checkpoints"], f"ckpt_{step:010d}.zip")
-        self._save(path, kind="checkpoint", pool=self.pool.state_dict(), config=self.cfg,
-                   elapsed_s=self.elapsed(), last_eval=self.last_eval)
+        path = os.path.join(self.dirs["checkpoints"], f"ckpt_{step:010d}.safetensors")
+        self._save(path, "checkpoint", pool=self.pool.state_dict(), config=self.cfg,
+                   elapsed_s=self.elapsed())
         for _, old in checkpoint_files(self.run_dir)[:-keep]:
-            for f in (old, old[:-4] + ".json"):
-                if os.path.exists(f):
-                    os.remove(f)
+            os.remove(old)  # only once the newer one is complete
         return path
 
     def save_snapshot(self) -> str:
         step = int(self.model.num_timesteps)
-        path = os.path.join(self.dirs["snapshots"], f"step_{step:010d}.zip")
-        self._save(path, kind="snapshot")
-        self.pool.add_snapshot(self.model.policy, step, path)
-        return path
+        name = f"step_{step:010d}.safetensors"
+        self._save(os.path.join(self.dirs["snapshots"], name), "snapshot")
+        self.pool.add_snapshot(self.model.policy, step, name)
+        return name
 
     def elapsed(self) -> float:
         return self.elapsed_before + (time.time() - self.t_start if hasattr(self, "t_start") else 0.0)
@@ -200,8 +279,8 @@ class Trainer:
         else:
             self.log(f"run already at step {self.model.num_timesteps} >= total_timesteps")
         ckpt = self.save_checkpoint()
-        final = os.path.join(self.run_dir, "final.zip")
-        self._save(final, kind="final")
+        final = os.path.join(self.run_dir, "final.safetensors")
+        self._save(final, "final")
         return {"checkpoint": ckpt, "final": final, "steps": int(self.model.num_timesteps),
                 "elapsed_s": self.elapsed()}
 
@@ -213,8 +292,8 @@ class Trainer:
         ev = self.cfg["eval"]
         if ev["final_games"] <= 0 and ev["table_games"] <= 0:
             return None
-        final = os.path.join(self.run_dir, "final.zip")
-        snaps = sorted(glob.glob(os.path.join(self.dirs["snapshots"], "step_*.zip")))
+        final = os.path.join(self.run_dir, "final.safetensors")
+        snaps = sorted(glob.glob(os.path.join(self.dirs["snapshots"], "step_*.safetensors")))
         k = ev["table_snapshots"]
         if len(snaps) > k:
             idx = np.unique(np.round(np.linspace(0, len(snaps) - 1, k)).astype(int)) if k else []
@@ -277,13 +356,19 @@ def main(argv=None) -> int:
     except OptionError as e:  # ConfigError, CheckpointError and game OptionError
         print(f"yyenvs train: error: {e}", file=sys.stderr)
         return 2
-    trainer.log(f"training {cfg['game']} {cfg['game_options'] or ''} for {cfg['total_timesteps']} steps, "
-                f"{cfg['num_envs']} games at once, run_dir {cfg['run_dir']}")
-    info = trainer.train()
-    sps = (info["steps"]) / max(info["elapsed_s"], 1e-9)
-    trainer.log(f"trained to step {info['steps']} in {info['elapsed_s']:.0f}s ({sps:.0f} steps/s); "
-                f"final policy {info['final']}")
-    trainer.final_evaluation()
+    try:
+        trainer.log(f"training {cfg['game']} {cfg['game_options'] or ''} for {cfg['total_timesteps']} steps, "
+                    f"{cfg['num_envs']} games at once, run_dir {cfg['run_dir']}")
+        info = trainer.train()
+        sps = (info["steps"]) / max(info["elapsed_s"], 1e-9)
+        trainer.log(f"trained to step {info['steps']} in {info['elapsed_s']:.0f}s ({sps:.0f} steps/s); "
+                    f"final policy {info['final']}")
+        trainer.final_evaluation()
+    except OptionError as e:  # e.g. a checkpoint that could not be written (disk full)
+        print(f"yyenvs train: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        trainer.close()
     return 0
 
 

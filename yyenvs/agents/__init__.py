@@ -2,7 +2,7 @@
 
 An opponent spec is one of: ``"random"``, ``"greedy"``, ``"mcts"`` or
 ``"mcts:<simulations>"``, an :class:`Agent`, a callable
-``f(state, mask) -> actions``, or a path to a training checkpoint (``.zip``).
+``f(state, mask) -> actions``, or a path to a checkpoint (``.safetensors``).
 """
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def make_agent(spec, core: GameCore, seed: int = 0):
         if arg and not arg.isdigit():
             raise OptionError(f"mcts strength must be an integer number of simulations: {spec!r}")
         return MCTSAgent(core, seed, simulations=int(arg) if arg else None)
-    if spec.endswith(".zip") or os.path.exists(spec):
-        from yyenvs.agents.checkpoint import load_policy_agent
+    from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
+    if looks_like_checkpoint(spec):
         return load_policy_agent(spec, core, seed)
     raise OptionError(f"unknown opponent {spec!r}; use one of {BASELINES}, 'mcts:<n>', "
                       "a callable or a checkpoint path")

@@ -1,0 +1,161 @@
+"""``yyenvs checkpoint``: inspect, export and convert checkpoints.
+
+* ``yyenvs checkpoint info FILE`` prints what a checkpoint holds (no tensors are run).
+* ``yyenvs checkpoint export FILE OUT [--dtype float16|float32]`` writes a
+  policy-only file to share: the actor's weights (no value head, no optimiser
+  state, no pool, no config), in half precision by default.
+* ``yyenvs checkpoint convert --trust OLD.zip [OUT]`` converts a checkpoint of the
+  earlier stable-baselines3 zip format.  Reading that format unpickles Python
+  objects, which can run code hidden in the file: only convert files whose
+  source you trust.  The new file is loaded without unpickling anything.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+
+from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, game_metadata,
+                                      optimizer_tensors, policy_tensors, read_checkpoint, read_metadata,
+                                      write_checkpoint)
+from yyenvs.games import make_core
+
+LEGACY_FORMAT = "yyenvs-checkpoint-1"
+
+
+def info(path) -> str:
+    meta = read_metadata(path)
+    size = os.path.getsize(meta["path"])
+    net = meta["policy"]
+    lines = [f"{meta['path']}: {meta['kind']} of {meta['game']} (version {meta['game_version']}), "
+             f"{size / 1e6:.2f} MB",
+             f"  options: {json.dumps(meta['options'], sort_keys=True)}",
+             f"  observation {tuple(meta['observation_shape'])}, {meta['num_actions']} actions, "
+             f"{meta['num_players']} players",
+             f"  network: hidden {net['net_arch']} {net['activation']}, convolutions {net['cnn_channels']}, "
+             f"{net['action_features']} per-action features, value head {'yes' if net['value_net'] else 'no'}",
+             f"  trained for {meta['num_timesteps']} steps"]
+    if meta.get("pool"):
+        snaps = [e for e in meta["pool"]["entries"] if e["kind"] == "snapshot"]
+        lines.append(f"  self-play pool: {len(meta['pool']['entries'])} entries, {len(snaps)} snapshots")
+    return "\n".join(lines)
+
+
+def export(src, out, dtype: str = "float16") -> dict:
+    """Write the policy-only file ``out`` from checkpoint ``src``."""
+    import torch
+    meta, tensors = read_checkpoint(src)
+    keep = {}
+    for k, t in tensors.items():
+        if not k.startswith("policy/") or k[len("policy/"):].startswith(
+                ("value_net.", "mlp_extractor.value_net.", "vf_features_extractor.")):
+            continue
+        keep[k] = t.to(getattr(torch, dtype)) if t.is_floating_point() else t
+    new = {k: meta[k] for k in ("game", "game_version", "options", "observation_shape", "num_actions",
+                                "num_players", "num_timesteps")}
+    new.update(kind="policy", policy={**meta["policy"], "value_net": False}, dtype=dtype)
+    return write_checkpoint(out, keep, new)
+
+
+def _legacy_metadata(zpath: str) -> dict:
+    side = zpath[:-4] + ".json"
+    try:
+        with open(side, encoding="utf-8") as f:
+            meta = json.load(f)
+    except (OSError, ValueError, RecursionError) as e:
+        raise CheckpointError(f"cannot read {side!r}, the metadata of {zpath!r}: {e}") from None
+    if not isinstance(meta, dict) or meta.get("format") != LEGACY_FORMAT:
+        raise CheckpointError(f"{side!r} is not {LEGACY_FORMAT} metadata")
+    if not isinstance(meta.get("game"), str) or not isinstance(meta.get("options"), dict):
+        raise CheckpointError(f"{side!r}: fields 'game' and 'options' must be a string and an object")
+    h = hashlib.sha256()
+    with open(zpath, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    if h.hexdigest() != meta.get("zip_sha256"):
+        raise CheckpointError(f"{zpath!r} does not match the SHA-256 recorded in {side!r}")
+    return meta
+
+
+def convert(zpath, out=None, log=print) -> dict:
+    """Convert an earlier-format checkpoint (this unpickles ``zpath``: trusted files only)."""
+    from sb3_contrib import MaskablePPO
+    from torch import nn
+    zpath = os.fspath(zpath)
+    old = _legacy_metadata(zpath)
+    core = make_core(old["game"], **old["options"])
+    model = MaskablePPO.load(zpath, device="cpu")  # the unpickling step
+    policy = model.policy
+    arch = policy.net_arch["pi"] if isinstance(policy.net_arch, dict) else list(policy.net_arch)
+    activation = {nn.ReLU: "relu", nn.Tanh: "tanh"}.get(policy.activation_fn)
+    if activation is None:
+        raise CheckpointError(f"{zpath!r}: activation {policy.activation_fn!r} is not supported")
+    channels = list(policy.features_extractor_kwargs.get("channels", [])) \
+        if type(policy.features_extractor).__name__ == "PlanesCNN" else []
+    spec = {"class": "FastMaskablePolicy", "net_arch": [int(n) for n in arch], "activation": activation,
+            "cnn_channels": [int(c) for c in channels],
+            "action_features": int(getattr(policy, "action_features", 0)), "value_net": True}
+    kind = old.get("kind", "final")
+    tensors = policy_tensors(policy)
+    meta = {"kind": kind, **game_metadata(core), "policy": spec, "num_timesteps": int(model.num_timesteps),
+            "n_updates": int(getattr(model, "_n_updates", 0)), "algo": "MaskablePPO"}
+    if kind == "checkpoint":
+        tensors.update(optimizer_tensors(policy.optimizer))
+        pool = old.get("pool")
+        if isinstance(pool, dict) and isinstance(pool.get("entries"), list):
+            for e in pool["entries"]:
+                if isinstance(e, dict) and isinstance(e.get("path"), str):
+                    e["path"] = os.path.basename(e["path"])[:-4] + SUFFIX
+            check_pool_state(pool, f"pool of {zpath!r}")
+            meta["pool"] = pool
+            log("the pool's snapshots are looked up as converted files next to the new checkpoint's "
+                "run (snapshots/step_*.safetensors); convert them too, or they are left out on resume")
+        if isinstance(old.get("config"), dict):
+            meta["config"] = old["config"]
+        if isinstance(old.get("elapsed_s"), (int, float)):
+            meta["elapsed_s"] = float(old["elapsed_s"])
+    out = out or zpath[:-4] + SUFFIX
+    return write_checkpoint(out, tensors, meta)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="yyenvs checkpoint", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    a = sub.add_parser("info", help="print what a checkpoint holds")
+    a.add_argument("path")
+    e = sub.add_parser("export", help="write a policy-only file to share")
+    e.add_argument("path")
+    e.add_argument("out")
+    e.add_argument("--dtype", choices=("float16", "float32"), default="float16")
+    c = sub.add_parser("convert", help="convert an earlier-format .zip checkpoint (unpickles it)")
+    c.add_argument("path")
+    c.add_argument("out", nargs="?", default=None)
+    c.add_argument("--trust", action="store_true",
+                   help="confirm that you trust the file: reading the earlier format can run code in it")
+    args = p.parse_args(argv)
+    try:
+        if args.command == "info":
+            print(info(args.path))
+        elif args.command == "export":
+            meta = export(args.path, args.out, args.dtype)
+            out = args.out if args.out.endswith(SUFFIX) else args.out + SUFFIX
+            print(f"wrote {out} ({os.path.getsize(out) / 1e6:.2f} MB, {meta['dtype']}, policy only)")
+        else:
+            if not args.path.endswith(".zip"):
+                p.error(f"convert reads an earlier-format .zip checkpoint, got {args.path!r}")
+            if not args.trust:
+                p.error("converting unpickles the file, which can run code hidden in it; "
+                        "add --trust if you trust its source")
+            print("warning: unpickling " + repr(args.path) + " (trusted by --trust)", file=sys.stderr)
+            meta = convert(args.path, args.out, log=lambda m: print(m, file=sys.stderr))
+            print(f"wrote {args.out or args.path[:-4] + SUFFIX} ({meta['kind']}, step {meta['num_timesteps']})")
+    except CheckpointError as err:
+        print(f"yyenvs checkpoint: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
