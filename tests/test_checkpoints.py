@@ -11,6 +11,8 @@ import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
@@ -382,4 +384,91 @@ def test_write_error_keeps_earlier_checkpoints(tmp_path, monkeypatch, capsys):
     assert rc == 2 and err[-1].startswith("yyenvs train: error: could not write checkpoint")
     assert "No space left on device" in err[-1]
     assert {p: open(p, "rb").read() for _, p in checkpoint_files(str(run))} == before
-    assert not [f for f in os.listdir(run / "checkpoints") if ".tmp" in f]
+    assert not [f for d in ("checkpoints", "snapshots") for f in os.listdir(run / d) if ".tmp" in f]
+
+
+def test_pool_snapshot_replaced_by_a_crafted_file_is_left_out(tmp_path):
+    """A snapshot that a training checkpoint names, swapped for a hostile zip: refused, not run."""
+    from training.train import Trainer
+    run = tmp_path / "run"
+    t = Trainer(_cfg(run), log=lambda m: None)
+    t.train()
+    t.close()
+    zpath, marker = crafted_zip(tmp_path, make_core("yoxii"))
+    snaps = sorted((run / "snapshots").iterdir())
+    snaps[0].write_bytes(zpath.read_bytes())
+    logs = []
+    t2 = Trainer(_cfg(run, total_timesteps=200), log=logs.append)
+    t2.close()
+    assert any("leaving out snapshot" in m and snaps[0].name in m and "zip format" in m for m in logs)
+    assert not marker.exists()
+    assert len(t2.pool.snapshots()) == len(t.pool.snapshots())
+    assert sum(s.active for s in t2.pool.snapshots()) == sum(s.active for s in t.pool.snapshots()) - 1
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=12)
+FIELDS = ["format", "kind", "game", "game_version", "options", "observation_shape", "num_actions", "num_players",
+          "num_timesteps", "n_updates", "elapsed_s", "tensors_sha256", "policy", "pool", "config", "algo", "dtype",
+          "extra"]
+
+
+@pytest.fixture(scope="module")
+def good_checkpoint(tmp_path_factory):
+    core = make_core("yoxii")
+    path = tmp_path_factory.mktemp("fuzz") / "good.safetensors"
+    tiny_checkpoint(core, path)
+    return core, path, path.read_bytes()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits=st.lists(st.tuples(st.sampled_from(FIELDS), st.sampled_from(["", "net_arch", "activation", "entries"]),
+                                json_values), min_size=1, max_size=3))
+def test_fuzzed_metadata_is_refused_by_name_or_loads(good_checkpoint, edits):
+    """Any change to the JSON gives a CheckpointError naming a field, or a checkpoint that loads and plays."""
+    core, path, good = good_checkpoint
+    path.write_bytes(good)
+
+    def change(meta):
+        for key, sub, value in edits:
+            if sub and isinstance(meta.get(key), dict):
+                meta[key][sub] = value
+            else:
+                meta[key] = value
+    rewrite_metadata(path, change)
+    try:
+        agent = load_policy_agent(path, core)
+    except CheckpointError as e:
+        assert "field" in str(e) or "trained on" in str(e) or "expects observations" in str(e) \
+            or "network" in str(e) or "SHA-256" in str(e) or "version" in str(e), str(e)
+        return
+    state = core.init(np.arange(2))
+    mask = core.legal_action_mask(state)
+    assert mask[np.arange(2), agent(state, mask)].all()
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_fuzzed_bytes_are_refused(good_checkpoint, data):
+    """Truncated, overwritten or extended files: a CheckpointError, never another exception."""
+    core, path, good = good_checkpoint
+    raw = bytearray(good)
+    how = data.draw(st.sampled_from(["cut", "flip", "append", "header"]))
+    if how == "cut":
+        raw = raw[:data.draw(st.integers(0, len(raw) - 1))]
+    elif how == "flip":
+        for i in data.draw(st.lists(st.integers(0, len(raw) - 1), min_size=1, max_size=8)):
+            raw[i] ^= data.draw(st.integers(1, 255))
+    elif how == "append":
+        raw += data.draw(st.binary(min_size=1, max_size=64))
+    else:
+        raw[:8] = data.draw(st.integers(0, 2**64 - 1)).to_bytes(8, "little")
+    path.write_bytes(bytes(raw))
+    try:
+        load_policy_agent(path, core)
+    except CheckpointError:
+        return
+    # a change the format cannot see (e.g. JSON whitespace) must leave the same network
+    assert how in ("flip", "append")
