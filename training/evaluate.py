@@ -1,6 +1,6 @@
 """Matches between checkpoints and scripted baselines: cross-table, intervals, ratings, plot.
 
-``yyenvs eval --game yoxii runs/yoxii/final.zip random greedy --games 1000``
+``yyenvs eval --game yoxii runs/yoxii/final.safetensors random greedy --games 1000``
 
 * Every pair of entrants plays ``--games`` games, seats alternating (half the
   games each entrant starts; with 3-4 players the seats alternate A, B, A, B
@@ -257,7 +257,7 @@ def _parse_value(text: str):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
-                   help="checkpoint paths (.zip) and/or baselines: random, greedy, mcts[:n]")
+                   help="checkpoint paths (.safetensors) and/or baselines: random, greedy, mcts[:n]")
     p.add_argument("--game", default=None, help=f"game name ({', '.join(available_games())}); "
                    "default: the game of the first checkpoint")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",

@@ -9,10 +9,12 @@
   computing its moves for all its rows in one call.
 * Every ``selfplay.snapshot_every`` steps a frozen copy of the policy joins the
   pool (and is saved under ``run_dir/snapshots/``); every ``checkpoint.every``
-  steps the run is checkpointed under ``run_dir/checkpoints/`` (SB3 zip + JSON
-  with game, options, step count and pool state).  Starting again with the same
-  ``run_dir`` resumes from the newest checkpoint; a checkpoint for another
-  game or other options, or a corrupt one, is refused with a message.
+  steps the run is checkpointed under ``run_dir/checkpoints/`` (one safetensors
+  file: network, optimiser state, step count, pool state; see
+  :mod:`yyenvs.agents.checkpoint`).  Starting again with the same ``run_dir``
+  resumes from the newest complete checkpoint (an incomplete one is skipped);
+  a checkpoint for another game, other options or another network is refused
+  with a message.  The run directory is locked while a run uses it.
 * A progress bar shows steps, steps/s and recent win rates; TensorBoard logs
   go to ``run_dir/tb``.  At the end the final policy is evaluated against the
   baselines and a round robin of snapshots is rated (``run_dir/eval``).
