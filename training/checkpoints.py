@@ -11,7 +11,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -20,6 +19,7 @@ import sys
 from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, game_metadata,
                                       optimizer_tensors, policy_tensors, read_checkpoint, read_metadata,
                                       write_checkpoint)
+from yyenvs.cli import ArgumentParser, one_line
 from yyenvs.games import make_core
 
 LEGACY_FORMAT = "yyenvs-checkpoint-1"
@@ -121,7 +121,7 @@ def convert(zpath, out=None, log=print) -> dict:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="yyenvs checkpoint", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="yyenvs checkpoint", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("info", help="print what a checkpoint holds")
     a.add_argument("path")
@@ -152,7 +152,7 @@ def main(argv=None) -> int:
             meta = convert(args.path, args.out, log=lambda m: print(m, file=sys.stderr))
             print(f"wrote {args.out or args.path[:-4] + SUFFIX} ({meta['kind']}, step {meta['num_timesteps']})")
     except CheckpointError as err:
-        print(f"yyenvs checkpoint: error: {err}", file=sys.stderr)
+        print(f"yyenvs checkpoint: error: {one_line(err)}", file=sys.stderr)
         return 2
     return 0
 

@@ -3,19 +3,27 @@
 A config is a nested dict; :data:`DEFAULTS` lists every key with its default
 and type.  A YAML file (``configs/<game>.yaml``) overrides the defaults and
 ``KEY=VALUE`` arguments (dotted keys, YAML values, e.g. ``ppo.learning_rate=1e-4``
-or ``selfplay.baselines=[random]``) override the file.  Unknown keys and
-values of the wrong type or range are refused with a :class:`ConfigError`
-naming the key.  Game options (``game_options``) are checked by the game core.
+or ``selfplay.baselines=[random]``) override the file.  Unknown keys, values
+of the wrong type or outside :data:`RANGES` / :data:`CHOICES` (NaN and
+infinities never pass), opponent names that no agent has, and a ``run_dir``
+that cannot be a directory are refused with a :class:`ConfigError` naming the
+key.  A config file must be a YAML mapping, UTF-8, at most :data:`MAX_FILE_BYTES`,
+without YAML tags.  Game options (``game_options``) are checked by the game core.
 """
 from __future__ import annotations
 
 import copy
 import difflib
+import math
 import os
+import re
+import reprlib
+import stat
 
 import yaml
 
 from yyenvs.core.contract import OptionError
+from yyenvs.games import GAMES
 
 
 class ConfigError(OptionError):
@@ -28,7 +36,7 @@ DEFAULTS: dict = {
     "game_options": {},          # the core's options (checked by the core)
     "seed": 0,
     "run_dir": "runs/yoxii",     # checkpoints, snapshots, TensorBoard, evaluation; "{time}" -> a timestamp
-    "resume": True,              # continue from run_dir/checkpoints/last.zip when present
+    "resume": True,              # continue from the newest checkpoint in run_dir/checkpoints
     "total_timesteps": 2_000_000,  # learner decisions over the whole run
     "max_minutes": 0.0,          # stop (and checkpoint) after this wall time; 0 = no limit
     "num_envs": 128,             # games played at once
@@ -62,7 +70,7 @@ DEFAULTS: dict = {
         "opponent_sample": True,  # policy opponents sample their moves (False: argmax)
     },
     "checkpoint": {
-        "every": 100_000,        # steps between checkpoints (run_dir/checkpoints/last.zip)
+        "every": 100_000,        # steps between checkpoints (run_dir/checkpoints/ckpt_<step>.safetensors)
     },
     "eval": {
         "every": 200_000,        # steps between quick evaluations vs eval.opponents (0 = off)
@@ -79,20 +87,61 @@ DEFAULTS: dict = {
     },
 }
 
+MAX_FILE_BYTES = 2**20
+INT_LIMIT = 2**63  # every integer must fit an int64 (numpy, torch)
+
+# The allowed interval of every numeric key: "[" / "]" include the bound, "(" / ")" exclude it.
 RANGES = {
-    "num_envs": (1, None), "total_timesteps": (1, None), "torch_threads": (1, None),
-    "max_minutes": (0, None),
-    "ppo.n_steps": (1, None), "ppo.batch_size": (2, None), "ppo.n_epochs": (1, None),
-    "ppo.learning_rate": (0, None), "ppo.gamma": (0, 1), "ppo.gae_lambda": (0, 1),
-    "ppo.clip_range": (0, None), "ppo.ent_coef": (0, None), "ppo.vf_coef": (0, None),
-    "ppo.max_grad_norm": (0, None), "ppo.reward_shaping": (0, None), "ppo.target_kl": (0, None),
-    "selfplay.latest": (0, 1), "selfplay.baseline_share": (0, 1), "selfplay.snapshot_every": (1, None), "selfplay.max_snapshots": (0, None),
-    "selfplay.pfsp_power": (0, None), "selfplay.pfsp_floor": (0, 1), "selfplay.window": (1, None),
-    "checkpoint.every": (1, None), "eval.every": (0, None), "eval.games": (2, None),
-    "eval.final_games": (0, None), "eval.table_games": (0, None), "eval.table_snapshots": (0, None),
+    "seed": f"[0, {INT_LIMIT})", "total_timesteps": "[1, inf)", "max_minutes": "[0, inf)",
+    "num_envs": "[1, inf)", "torch_threads": "[1, 1024]",
+    "ppo.n_steps": "[1, inf)", "ppo.batch_size": "[2, inf)", "ppo.n_epochs": "[1, inf)",
+    "ppo.learning_rate": "(0, inf)", "ppo.gamma": "[0, 1]", "ppo.gae_lambda": "[0, 1]",
+    "ppo.clip_range": "(0, inf)", "ppo.ent_coef": "[0, inf)", "ppo.vf_coef": "[0, inf)",
+    "ppo.max_grad_norm": "(0, inf)", "ppo.target_kl": "[0, inf)", "ppo.reward_shaping": "[0, inf)",
+    "selfplay.latest": "[0, 1]", "selfplay.baseline_share": "[0, 1]", "selfplay.snapshot_every": "[1, inf)",
+    "selfplay.max_snapshots": "[0, inf)", "selfplay.pfsp_power": "[0, inf)", "selfplay.pfsp_floor": "[0, 1]",
+    "selfplay.window": "[1, inf)",
+    "checkpoint.every": "[1, inf)",
+    "eval.every": "[0, inf)", "eval.games": "[2, inf)", "eval.final_games": "[0, inf)",
+    "eval.table_games": "[0, inf)", "eval.table_snapshots": "[0, inf)",
 }
-CHOICES = {"ppo.activation": ("relu", "tanh")}
+CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh")}
+OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]*)?")
+# list keys -> (what each entry must be, a test of one entry)
+LIST_ENTRIES = {
+    "ppo.net_arch": ("a positive layer width", lambda x: _is_int(x) and 0 < x < INT_LIMIT),
+    "ppo.cnn_channels": ("a positive channel count", lambda x: _is_int(x) and 0 < x < INT_LIMIT),
+    "selfplay.baselines": ("an opponent (random, greedy, mcts or mcts:<positive int>)",
+                           lambda x: isinstance(x, str) and OPPONENT.fullmatch(x) is not None),
+}
+LIST_ENTRIES["eval.opponents"] = LIST_ENTRIES["selfplay.baselines"]
 FREE_DICTS = {"game_options"}
+
+
+def _interval(text: str):
+    lo_b, lo, hi, hi_b = re.fullmatch(r"([\[(])(.+), (.+)([\])])", text).groups()
+    return float(lo), float(hi), lo_b == "[", hi_b == "]"
+
+
+def _in_range(key: str, value) -> bool:
+    lo, hi, lo_in, hi_in = _interval(RANGES[key])
+    return (lo < value or (lo_in and value == lo)) and (value < hi or (hi_in and value == hi))
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+
+
+def _show(value) -> str:
+    """A short repr for messages (values may be long or deeply nested)."""
+    try:
+        return _REPR.repr(value)
+    except ValueError:  # an integer with too many digits to print
+        return f"a {type(value).__name__} too large to print"
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _flat(d: dict, prefix: str = "") -> dict:
@@ -107,6 +156,7 @@ def _flat(d: dict, prefix: str = "") -> dict:
 
 
 FLAT_DEFAULTS = _flat(DEFAULTS)
+SECTIONS = {k.rsplit(".", 1)[0] for k in FLAT_DEFAULTS if "." in k}  # ppo, selfplay, ...
 
 
 def _suggest(key: str) -> str:
@@ -116,7 +166,7 @@ def _suggest(key: str) -> str:
 
 def _check_value(key: str, value, default):
     def bad(expected):
-        return ConfigError(f"config key {key!r}: expected {expected}, got {value!r}")
+        return ConfigError(f"config key {key!r}: expected {expected}, got {_show(value)}")
     if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
         try:  # YAML 1.1 reads "1e-4" as a string
             value = float(value)
@@ -126,40 +176,49 @@ def _check_value(key: str, value, default):
         if not isinstance(value, bool):
             raise bad("true or false")
     elif isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, float) and value.is_integer():
+        if not _is_int(value):
+            if isinstance(value, float) and value.is_integer():  # False for NaN and inf
                 value = int(value)
             else:
                 raise bad("an integer")
+        if not -INT_LIMIT <= value < INT_LIMIT:
+            raise bad("an integer that fits in 64 bits")
     elif isinstance(default, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad("a number")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond the float range
+            raise bad("a finite number") from None
+        if not math.isfinite(value):
+            raise bad("a finite number")
     elif isinstance(default, str):
         if not isinstance(value, str):
             raise bad("a string")
     elif isinstance(default, list):
         if not isinstance(value, list):
             raise bad("a list")
-        if key in ("ppo.net_arch", "ppo.cnn_channels") and not all(isinstance(x, int) and not isinstance(x, bool) and x > 0
-                                             for x in value):
-            raise bad("a list of positive layer widths")
-        if key in ("selfplay.baselines", "eval.opponents") and not all(isinstance(x, str) for x in value):
-            raise bad("a list of opponent names")
+        if key in LIST_ENTRIES:
+            what, ok = LIST_ENTRIES[key]
+            for x in value:
+                if not ok(x):
+                    raise ConfigError(f"config key {key!r}: entry {_show(x)} is not {what}")
     elif isinstance(default, dict):
         if not isinstance(value, dict):
             raise bad("a mapping")
-    if key in RANGES:
-        lo, hi = RANGES[key]
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            rng = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
-            raise ConfigError(f"config key {key!r}: expected a value {rng}, got {value!r}")
+        if not all(isinstance(k, str) for k in value):
+            raise bad("a mapping with string keys")
+    if key in RANGES and not _in_range(key, value):
+        raise ConfigError(f"config key {key!r}: expected a value in {RANGES[key]}, got {_show(value)}")
     if key in CHOICES and value not in CHOICES[key]:
-        raise ConfigError(f"config key {key!r}: expected one of {list(CHOICES[key])}, got {value!r}")
+        raise ConfigError(f"config key {key!r}: expected one of {list(CHOICES[key])}, got {_show(value)}")
     return value
 
 
 def _set(cfg: dict, key: str, value) -> None:
+    if key in SECTIONS:  # e.g. ppo={n_steps: 8} or a YAML section
+        merge(cfg, value, key + ".")
+        return
     if key not in FLAT_DEFAULTS:
         raise ConfigError(f"unknown config key {key!r}{_suggest(key)}")
     value = _check_value(key, value, FLAT_DEFAULTS[key])
@@ -173,25 +232,74 @@ def _set(cfg: dict, key: str, value) -> None:
 def merge(cfg: dict, overrides: dict, prefix: str = "") -> dict:
     """Apply a nested ``overrides`` dict to ``cfg`` (validated, in place)."""
     if not isinstance(overrides, dict):
-        raise ConfigError(f"config {prefix.rstrip('.') or 'file'} must be a mapping, got {overrides!r}")
+        what = f"config key {prefix.rstrip('.')!r}" if prefix else "a config"
+        raise ConfigError(f"{what} must be a mapping of config keys, got {_show(overrides)}")
     for k, v in overrides.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict) and key not in FREE_DICTS and key in {
-                p.rsplit(".", 1)[0] for p in FLAT_DEFAULTS if "." in p}:
-            merge(cfg, v, key + ".")
-        else:
-            _set(cfg, key, v)
+        _set(cfg, f"{prefix}{k}", v)
     return cfg
+
+
+def _yaml(text: str, what: str):
+    """``yaml.safe_load`` of ``text``; explicit tags (``!!python/...``, ``!!binary``, ...) are refused."""
+    try:
+        tagged = any(isinstance(t, yaml.TagToken) for t in yaml.scan(text, Loader=yaml.SafeLoader))
+        value = None if tagged else yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError, RecursionError) as e:  # an int too long, nesting too deep
+        raise ConfigError(f"{what} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
+    if tagged:
+        raise ConfigError(f"{what} uses a YAML tag ('!...'); tags are not allowed in configs")
+    return value
+
+
+def _read_file(path: str) -> str:
+    where = f"config file {path!r}"
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        if regular:  # never open a FIFO or a device: reading could block or never end
+            with open(path, "rb") as f:
+                data = f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ConfigError(f"{where} does not exist") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        raise ConfigError(f"{where} cannot be read: {e}") from None
+    if not regular:
+        raise ConfigError(f"{where} is not a regular file")
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{where} is larger than the {MAX_FILE_BYTES // 2**20} MiB limit")
+    try:
+        if b"\0" in data:  # valid UTF-8 but a sign of UTF-16 or a binary file
+            raise UnicodeError("it contains NUL bytes")
+        return data.decode("utf-8-sig")
+    except UnicodeError as e:
+        raise ConfigError(f"{where} is not UTF-8 text ({e}); save it as UTF-8") from None
+
+
+def _check_run_dir(run_dir: str) -> None:
+    """``run_dir`` must be a directory or creatable as one (not under or at a file)."""
+    if not run_dir.strip() or "\0" in run_dir:
+        raise ConfigError(f"config key 'run_dir': expected a directory path, got {run_dir!r}")
+    p = os.path.abspath(run_dir)
+    while not os.path.exists(p) and os.path.dirname(p) != p:
+        p = os.path.dirname(p)
+    if not os.path.isdir(p):
+        at = "is an existing file" if p == os.path.abspath(run_dir) else f"is inside the file {p!r}"
+        raise ConfigError(f"config key 'run_dir': {run_dir!r} {at}, not a directory")
+
+
+def _check_whole(cfg: dict) -> None:
+    """Checks across keys (each key alone is checked by _check_value)."""
+    sp = cfg["selfplay"]
+    if sp["latest"] + sp["baseline_share"] > 1:
+        raise ConfigError(f"config keys 'selfplay.latest' ({sp['latest']}) + 'selfplay.baseline_share' "
+                          f"({sp['baseline_share']}) must not exceed 1")
+    _check_run_dir(cfg["run_dir"])
 
 
 def parse_override(text: str) -> tuple[str, object]:
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise ConfigError(f"override {text!r} must look like KEY=VALUE (e.g. ppo.learning_rate=1e-4)")
-    try:
-        parsed = yaml.safe_load(value) if value != "" else ""
-    except yaml.YAMLError as e:
-        raise ConfigError(f"override {text!r}: value is not valid YAML: {e}") from None
+        raise ConfigError(f"override {_show(text)} must look like KEY=VALUE (e.g. ppo.learning_rate=1e-4)")
+    parsed = _yaml(value, f"override {_show(text)}: the value") if value != "" else ""
     return key.strip(), parsed
 
 
@@ -199,16 +307,14 @@ def load_config(path: str | None = None, overrides=()) -> dict:
     """Defaults, then the YAML file ``path``, then ``KEY=VALUE`` overrides."""
     cfg = copy.deepcopy(DEFAULTS)
     if path:
-        if not os.path.exists(path):
-            raise ConfigError(f"config file {path!r} does not exist")
-        with open(path) as f:
-            try:
-                data = yaml.safe_load(f) or {}
-            except yaml.YAMLError as e:
-                raise ConfigError(f"config file {path!r} is not valid YAML: {e}") from None
+        data = _yaml(_read_file(path), f"config file {path!r}")
+        data = {} if data is None else data  # an empty file
+        try:
+            merge(cfg, data)  # refuses a file that is not a mapping
+        except ConfigError as e:
+            raise ConfigError(f"config file {path!r}: {e}") from None
         if "game" in data and "run_dir" not in data:
-            cfg["run_dir"] = f"runs/{data['game']}"
-        merge(cfg, data)
+            cfg["run_dir"] = f"runs/{cfg['game']}"
     for item in overrides:
         key, value = parse_override(item) if isinstance(item, str) else item
         if key in FREE_DICTS or (key.startswith("game_options.") and key.count(".") == 1):
@@ -218,6 +324,7 @@ def load_config(path: str | None = None, overrides=()) -> dict:
                 cfg["game_options"][key.split(".", 1)[1]] = value
             continue
         _set(cfg, key, value)
+    _check_whole(cfg)
     return cfg
 
 

@@ -17,7 +17,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -28,6 +27,7 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint, read_metadata
+from yyenvs.cli import ArgumentParser, one_line, positive_int, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.games import available_games, make_core
 from training.ratings import bradley_terry, pairwise_from_scores, wilson_interval
@@ -255,15 +255,15 @@ def _parse_value(text: str):
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
                    help="checkpoint paths (.safetensors) and/or baselines: random, greedy, mcts[:n]")
     p.add_argument("--game", default=None, help=f"game name ({', '.join(available_games())}); "
                    "default: the game of the first checkpoint")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="game option (default: the options of the first checkpoint)")
-    p.add_argument("--games", type=int, default=200, help="games per pair (default 200)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=positive_int, default=200, help="games per pair (default 200)")
+    p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--sample", action="store_true",
                    help="checkpoints sample from their policy instead of taking the argmax")
     p.add_argument("--first-only", action="store_true",
@@ -275,8 +275,6 @@ def main(argv=None) -> int:
     game, options = args.game, {}
     if args.games < 2:
         p.error(f"--games must be at least 2 (seats alternate), got {args.games}")
-    if args.seed < 0:
-        p.error(f"--seed must be a non-negative integer, got {args.seed}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out {args.out!r} is a file; give a directory")
     try:
@@ -300,7 +298,7 @@ def main(argv=None) -> int:
                             progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
                                                               file=sys.stderr, flush=True))
     except OptionError as e:
-        print(f"yyenvs eval: error: {e}", file=sys.stderr)
+        print(f"yyenvs eval: error: {one_line(e)}", file=sys.stderr)
         return 2
     print(format_table(result))
     if args.out:

@@ -21,7 +21,6 @@
 """
 from __future__ import annotations
 
-import argparse
 import glob
 import os
 import re
@@ -30,6 +29,7 @@ import time
 
 import numpy as np
 
+from yyenvs.cli import ArgumentParser, one_line
 from yyenvs.core.contract import OptionError
 from yyenvs.games import make_core
 from training.config import ConfigError, load_config
@@ -339,7 +339,7 @@ def headline(result: dict, player: str = "final") -> str:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="yyenvs train", description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="yyenvs train", description=__doc__.splitlines()[0])
     p.add_argument("--config", "-c", default=None, help="YAML config (e.g. configs/yoxii.yaml)")
     p.add_argument("--run-dir", default=None, help="shortcut for run_dir=...")
     p.add_argument("--quick", action="store_true",
@@ -356,7 +356,7 @@ def main(argv=None) -> int:
         cfg = load_config(args.config, overrides)
         trainer = Trainer(cfg)
     except OptionError as e:  # ConfigError, CheckpointError and game OptionError
-        print(f"yyenvs train: error: {e}", file=sys.stderr)
+        print(f"yyenvs train: error: {one_line(e)}", file=sys.stderr)
         return 2
     try:
         trainer.log(f"training {cfg['game']} {cfg['game_options'] or ''} for {cfg['total_timesteps']} steps, "
@@ -367,7 +367,7 @@ def main(argv=None) -> int:
                     f"final policy {info['final']}")
         trainer.final_evaluation()
     except OptionError as e:  # e.g. a checkpoint that could not be written (disk full)
-        print(f"yyenvs train: error: {e}", file=sys.stderr)
+        print(f"yyenvs train: error: {one_line(e)}", file=sys.stderr)
         return 2
     finally:
         trainer.close()

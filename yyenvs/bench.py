@@ -9,7 +9,6 @@ numba compile cost in fresh subprocesses (empty cache vs warm cache).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import resource
@@ -22,6 +21,7 @@ import time
 import numpy as np
 
 from yyenvs.agents.base import sample_legal
+from yyenvs.cli import ArgumentParser, positive_float, positive_int, run
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
 from yyenvs.games import available_games, make_core
@@ -117,11 +117,11 @@ def compile_times(game: str, options: dict) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all available)")
-    parser.add_argument("--batches", nargs="*", type=int, default=[1, 64, 1024, 4096])
-    parser.add_argument("--seconds", type=float, default=0.5, help="length of one timed window")
-    parser.add_argument("--repeats", type=int, default=5, help="timed windows per figure (median)")
+    parser.add_argument("--batches", nargs="+", type=positive_int, default=[1, 64, 1024, 4096])
+    parser.add_argument("--seconds", type=positive_float, default=0.5, help="length of one timed window")
+    parser.add_argument("--repeats", type=positive_int, default=5, help="timed windows per figure (median)")
     parser.add_argument("--compile", action="store_true", help="also time numba compilation (cold/warm)")
     parser.add_argument("--parallel", action="store_true",
                         help="also measure forced serial and forced parallel kernels at large batches "
@@ -175,4 +175,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run("bench", main, sys.argv[1:]))

@@ -1,33 +1,103 @@
-"""The ``yyenvs`` command: ``bench``, ``train``, ``eval``, ``play``.
+"""The ``yyenvs`` command: ``bench``, ``train``, ``eval``, ``play``, ``checkpoint``.
 
 ``train`` and ``eval`` need the ``train`` extra (torch, stable-baselines3,
 sb3-contrib); they live in the ``training`` package.
+
+A user error (a bad argument, game option, data file, config or checkpoint)
+prints one line ``yyenvs <command>: error: ...`` on stderr and exits with
+status 2; a traceback means a bug.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+
+COMMANDS = {
+    "bench": ("yyenvs.bench", "measure steps/s and memory of every game (random legal play)"),
+    "play": ("yyenvs.play", "play a batch of games between two agents and print the result"),
+    "train": ("training.train", "self-play training from a YAML config"),
+    "eval": ("training.evaluate", "matches between checkpoints and baselines, with ratings"),
+    "checkpoint": ("training.checkpoints", "inspect, export (policy only) or convert a checkpoint"),
+}
+TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib"}
+MAX_SEED = 2**63  # seeds are stored as uint64; the bound leaves room for seed + k
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse whose errors are one line (no usage block); the exit status stays 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+
+def one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+def _integer(text: str, lo: int, hi: int | None, what: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < lo or (hi is not None and value >= hi):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _integer(text, 1, None, "a positive integer")
+
+
+def seed_int(text: str) -> int:
+    """argparse type: a seed, an integer in [0, 2**63)."""
+    return _integer(text, 0, MAX_SEED, "a seed: an integer from 0 to 2**63 - 1")
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
+
+
+def run(command: str, fn, argv) -> int:
+    """``fn(argv)`` with the package's user errors turned into one line and status 2."""
+    # OptionError covers ConfigError, DataFileError and CheckpointError too
+    from yyenvs.core.contract import IllegalActionError, OptionError
+    try:
+        return int(fn(argv) or 0)
+    except (OptionError, IllegalActionError) as e:
+        print(f"yyenvs {command}: error: {one_line(e)}", file=sys.stderr)
+        return 2
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {
-        "bench": ("yyenvs.bench", "measure steps/s and memory of every game (random legal play)"),
-        "play": ("yyenvs.play", "play a batch of games between two agents and print the result"),
-        "train": ("training.train", "self-play training from a YAML config"),
-        "eval": ("training.evaluate", "matches between checkpoints and baselines, with ratings"),
-    }
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
-        parser = argparse.ArgumentParser(prog="yyenvs", description=__doc__.splitlines()[0])
-        parser.add_argument("command", choices=sorted(commands),
-                            help="; ".join(f"{k}: {v[1]}" for k, v in commands.items()))
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
+        parser = ArgumentParser(prog="yyenvs", description=__doc__.splitlines()[0])
+        parser.add_argument("command", choices=sorted(COMMANDS),
+                            help="; ".join(f"{k}: {v[1]}" for k, v in COMMANDS.items()))
         if argv and argv[0] not in ("-h", "--help"):
-            parser.error(f"unknown command {argv[0]!r}")
+            parser.error(f"unknown command {argv[0]!r}; choose from {sorted(COMMANDS)}")
         parser.print_help()
         return 0 if argv else 2
     import importlib
-    module = importlib.import_module(commands[argv[0]][0])
-    return int(module.main(argv[1:]) or 0)
+    command = argv[0]
+    try:
+        module = importlib.import_module(COMMANDS[command][0])
+    except ModuleNotFoundError as e:
+        if e.name not in TRAIN_EXTRA:
+            raise
+        print(f"yyenvs {command}: error: {e.name} is not installed; this command needs the train "
+              "extra (pip install 'yyenvs[train]')", file=sys.stderr)
+        return 2
+    return run(command, module.main, argv[1:])
 
 
 if __name__ == "__main__":

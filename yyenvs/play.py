@@ -4,13 +4,15 @@ Example: ``yyenvs play --game yoxii --agents greedy random --games 1000``.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
+import yaml
 
-from yyenvs.agents import make_agent
+from yyenvs.agents import BASELINES, make_agent
+from yyenvs.cli import ArgumentParser, positive_int, run, seed_int
+from yyenvs.core.contract import OptionError
 from yyenvs.core.rng import seeds_from
 from yyenvs.games import available_games, make_core
 
@@ -43,26 +45,42 @@ def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
             "losses": int((final < 0).sum()), "plies": steps}
 
 
+def _agent(spec: str, core, seed: int):
+    try:
+        return make_agent(spec, core, seed=seed)
+    except OptionError:
+        raise
+    except ValueError as e:  # a baseline's own settings check, e.g. mcts:0
+        if spec.partition(":")[0] not in BASELINES:
+            raise
+        raise OptionError(f"agent {spec!r}: {e}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="yyenvs play", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="yyenvs play", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="yoxii", choices=available_games())
     parser.add_argument("--agents", nargs=2, default=["greedy", "random"], metavar=("A", "B"),
                         help="two agents: random, greedy, mcts[:n] or a checkpoint path")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option, e.g. --option board_size=7 (repeatable)")
     args = parser.parse_args(argv)
     options = {}
     for item in args.option:
         key, sep, value = item.partition("=")
-        if not sep:
+        if not sep or not key:
             parser.error(f"--option expects KEY=VALUE, got {item!r}")
-        import yaml
-        options[key] = yaml.safe_load(value)
+        try:
+            options[key] = yaml.safe_load(value)
+        except (yaml.YAMLError, ValueError, RecursionError) as e:  # also: an int too long, nesting too deep
+            parser.error(f"--option {item!r}: the value is not valid YAML ({e})")
     core = make_core(args.game, **options)
-    a = make_agent(args.agents[0], core, seed=args.seed)
-    b = make_agent(args.agents[1], core, seed=args.seed + 1)
+    if core.num_players != 2:
+        parser.error(f"play needs a two-player game; {args.game} with these options has "
+                     f"{core.num_players} players")
+    a = _agent(args.agents[0], core, args.seed)
+    b = _agent(args.agents[1], core, args.seed + 1)
     t = time.perf_counter()
     r = play_match(core, a, b, args.games, seed=args.seed)
     dt = time.perf_counter() - t
@@ -75,4 +93,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run("play", main, sys.argv[1:]))

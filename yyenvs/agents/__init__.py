@@ -32,7 +32,7 @@ def make_agent(spec, core: GameCore, seed: int = 0):
         return GreedyAgent(core, seed)
     if name == "mcts":
         from yyenvs.agents.mcts import MCTSAgent
-        if arg and not arg.isdigit():
+        if arg and not (arg.isascii() and arg.isdigit() and int(arg) >= 1):
             raise OptionError(f"mcts strength must be an integer number of simulations: {spec!r}")
         return MCTSAgent(core, seed, simulations=int(arg) if arg else None)
     from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint

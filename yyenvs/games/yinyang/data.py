@@ -7,12 +7,18 @@ the printed game passes their own file as the core option ``data_file``.
 The format is documented in ``seeds/yinyang.md`` (section "Data file").
 
 :func:`load_data` refuses a malformed file with a :class:`DataFileError`
-whose message names the offending field (e.g. ``links.road[3][1]``).
+whose message names the file and the offending field (e.g. ``links.road[3][1]``):
+unknown keys, wrong types, out-of-range values, files that are not UTF-8 JSON
+or larger than :data:`MAX_BYTES`.
 """
 from __future__ import annotations
 
+import difflib
 import json
+import math
 import os
+import reprlib
+import stat
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,19 +76,76 @@ class YinYangData:
         return self.river | self.ocean
 
 
+MAX_BYTES = 4 * 2**20  # far above any real map; at most MAX_BYTES + 1 bytes are ever read
+FORMAT = "yyenvs-yinyang-data/1"
+
+# Every key the format allows, with its JSON type (None: checked where it is read).
+# Keys not listed are refused so that a misspelling cannot silently change the game.
+ROOT_KEYS = {"format": str, "stand_in": bool, "description": str}
+SECTION_COMMENTS = {"stand_in": bool, "note": str}  # allowed in every section
+SECTIONS = {
+    "capital": {"name": str, "short": str},
+    "kingdoms": {"list": list},
+    "cities": {"list": list},
+    "links": {"road": list, "river": list, "ocean": list},
+    "lower_divination": {"actions": dict},
+    "turn_order_track": {"values": list},
+    "goods": {"per_kind": int, "bag_per_kind": int},
+    "starting_tokens": {"sides": dict},
+    "development_area": {"spaces": list, "perimeter": list, "lines": list},
+    "goods_missions": {"list": list},
+    "temple_missions": {"list": list},
+    "divine_intervention_start": {"by_position": list},
+}
+KINGDOM_KEYS = {"name": str, "points": list}
+CITY_KEYS = {"name": str, "kingdom": None, "colour": str, "pos": list}
+LOWER_KEYS = {"action": str, "turn_order": int, "cards": int}
+START_ROW_KEYS = {"cities": str, **{k: int for k in GOODS + ("disaster",)}}
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+
+
+def _show(val) -> str:
+    """A short repr for messages (values may be huge or deeply nested)."""
+    try:
+        return _REPR.repr(val)
+    except ValueError:  # an integer with too many digits to print
+        return f"a {type(val).__name__} too large to print"
+
+
 def _fail(field, msg):
-    raise DataFileError(f"yinyang data file: field '{field}': {msg}")
+    raise DataFileError(f"field '{field or '<root>'}': {msg}")
+
+
+def _join(field, key):
+    return f"{field}.{key}" if field else str(key)
+
+
+def _keys(obj, field, allowed):
+    """Check that ``obj`` is an object with only ``allowed`` keys (and their types)."""
+    if not isinstance(obj, dict):
+        _fail(field, f"expected an object, got {type(obj).__name__} {_show(obj)}")
+    for key, val in obj.items():
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), [str(k) for k in allowed], n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"allowed: {sorted(map(str, allowed))}"
+            _fail(_join(field, key), f"unknown key; {hint}")
+        typ = allowed[key]
+        if typ is not None and not _is(val, typ):
+            _fail(_join(field, key), f"expected {_tname(typ)}, got {type(val).__name__} {_show(val)}")
+    return obj
 
 
 def _get(obj, key, field, typ=None):
     if not isinstance(obj, dict):
-        _fail(field, f"expected an object, got {type(obj).__name__}")
-    full = f"{field}.{key}" if field else key
+        _fail(field, f"expected an object, got {type(obj).__name__} {_show(obj)}")
+    full = _join(field, key)
     if key not in obj:
         _fail(full, "missing")
     val = obj[key]
     if typ is not None and not _is(val, typ):
-        _fail(full, f"expected {_tname(typ)}, got {type(val).__name__} {val!r}"[:200])
+        _fail(full, f"expected {_tname(typ)}, got {type(val).__name__} {_show(val)}")
     return val
 
 
@@ -99,61 +162,103 @@ def _tname(typ):
 
 def _int(val, field, lo=None, hi=None):
     if not _is(val, int):
-        _fail(field, f"expected an integer, got {type(val).__name__} {val!r}")
+        _fail(field, f"expected an integer, got {type(val).__name__} {_show(val)}")
     if lo is not None and val < lo:
-        _fail(field, f"must be >= {lo}, got {val}")
+        _fail(field, f"must be >= {lo}, got {_show(val)}")
     if hi is not None and val > hi:
-        _fail(field, f"must be <= {hi}, got {val}")
+        _fail(field, f"must be <= {hi}, got {_show(val)}")
     return val
+
+
+def _number(val):
+    """A finite JSON number (bools are not numbers)."""
+    return _is(val, int) or (isinstance(val, float) and math.isfinite(val))
+
+
+def _object_pairs(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):  # json would keep the last one silently
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"duplicate key {dup!r} in an object")
+    return dict(pairs)
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def load_data(path: str | None = None) -> YinYangData:
     """Load and validate a data file (None: the packaged stand-in file)."""
     path = DEFAULT_DATA_FILE if path is None else os.fspath(path)
+    where = f"yinyang data file {path!r}"
     try:
-        with open(path, encoding="utf-8") as f:
-            raw = json.load(f)
-    except OSError as e:
-        raise DataFileError(f"yinyang data file {path!r} cannot be read: {e}") from None
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"yinyang data file {path!r} is not valid JSON: {e}") from None
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        if regular:  # never open a FIFO or a device: reading could block or never end
+            with open(path, "rb") as f:
+                data = f.read(MAX_BYTES + 1)
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        raise DataFileError(f"{where} cannot be read: {e}") from None
+    if not regular:
+        raise DataFileError(f"{where} is not a regular file")
+    if len(data) > MAX_BYTES:
+        raise DataFileError(f"{where} is larger than the {MAX_BYTES // 2**20} MiB limit")
+    try:
+        if b"\0" in data:  # valid UTF-8 but a sign of UTF-16 or a binary file
+            raise UnicodeError("it contains NUL bytes")
+        text = data.decode("utf-8-sig")
+    except UnicodeError as e:
+        raise DataFileError(f"{where} is not UTF-8 text ({e}); UTF-16 and binary files "
+                            "are refused, save it as UTF-8") from None
+    try:
+        raw = json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:  # RecursionError: nesting too deep
+        raise DataFileError(f"{where} is not valid JSON: {str(e)[:200] or type(e).__name__}") from None
     return validate(raw, source=path)
 
 
 def validate(raw, source: str = "<dict>") -> YinYangData:
-    """Validate a parsed data file (a dict); raise DataFileError naming the field."""
-    if not isinstance(raw, dict):
-        _fail("<root>", "expected a JSON object")
-    stand_in = bool(raw.get("stand_in", False))
+    """Validate a parsed data file (a dict); raise DataFileError naming the file and the field."""
+    try:
+        return _validate(raw, source)
+    except DataFileError as e:
+        raise DataFileError(f"yinyang data file {source!r}: {e}") from None
+
+
+def _validate(raw, source):
+    _keys(raw, "", {**ROOT_KEYS, **{s: dict for s in SECTIONS}})
+    if raw.get("format", FORMAT) != FORMAT:
+        _fail("format", f"expected {FORMAT!r}, got {_show(raw['format'])}")
+    stand_in = raw.get("stand_in", False)
+    sec = {s: _keys(_get(raw, s, "", dict), s, {**SECTION_COMMENTS, **keys})
+           for s, keys in SECTIONS.items()}
 
     # kingdoms
-    klist = _get(_get(raw, "kingdoms", "", dict), "list", "kingdoms", list)
+    klist = _get(sec["kingdoms"], "list", "kingdoms")
     if len(klist) != NUM_KINGDOMS:
         _fail("kingdoms.list", f"the rule text has {NUM_KINGDOMS} kingdoms, got {len(klist)}")
     knames, kpoints = [], []
     for i, k in enumerate(klist):
         f = f"kingdoms.list[{i}]"
-        name = _get(k, "name", f, str)
+        name = _get(_keys(k, f, KINGDOM_KEYS), "name", f)
         if name in knames:
-            _fail(f + ".name", f"duplicate kingdom {name!r}")
-        pts = _get(k, "points", f, list)
+            _fail(f + ".name", f"duplicate kingdom {_show(name)}")
+        pts = _get(k, "points", f)
         if len(pts) != 2:
             _fail(f + ".points", "expected [first, second]")
         kpoints.append([_int(p, f"{f}.points[{j}]", 0, 1000) for j, p in enumerate(pts)])
         knames.append(name)
 
     # capital and cities
-    cap = _get(raw, "capital", "", dict)
-    cap_name = _get(cap, "name", "capital", str)
-    clist = _get(_get(raw, "cities", "", dict), "list", "cities", list)
+    cap_name = _get(sec["capital"], "name", "capital")
+    clist = _get(sec["cities"], "list", "cities")
     if not 2 <= len(clist) <= 120:
         _fail("cities.list", f"expected 2..120 cities, got {len(clist)}")
     names, kingdom, colour, pos = [], [], [], []
     for i, c in enumerate(clist):
         f = f"cities.list[{i}]"
-        name = _get(c, "name", f, str)
+        name = _get(_keys(c, f, CITY_KEYS), "name", f)
         if name in names:
-            _fail(f + ".name", f"duplicate city {name!r}")
+            _fail(f + ".name", f"duplicate city {_show(name)}")
         names.append(name)
         if name == cap_name:
             if c.get("kingdom") is not None:
@@ -162,30 +267,28 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
         else:
             kn = _get(c, "kingdom", f, str)
             if kn not in knames:
-                _fail(f + ".kingdom", f"unknown kingdom {kn!r}")
+                _fail(f + ".kingdom", f"unknown kingdom {_show(kn)}")
             kingdom.append(knames.index(kn))
-        col = _get(c, "colour", f, str)
+        col = _get(c, "colour", f)
         if col not in COLOURS:
-            _fail(f + ".colour", f"expected one of {COLOURS}, got {col!r}")
+            _fail(f + ".colour", f"expected one of {COLOURS}, got {_show(col)}")
         colour.append(COLOURS.index(col))
         p = c.get("pos", [0.5 + 0.4 * np.cos(2 * np.pi * i / len(clist)),
                           0.5 + 0.4 * np.sin(2 * np.pi * i / len(clist))])
-        if (not isinstance(p, list) or len(p) != 2
-                or not all(isinstance(v, (int, float)) and 0 <= v <= 1 for v in p)):
+        if len(p) != 2 or not all(_number(v) and 0 <= v <= 1 for v in p):
             _fail(f + ".pos", "expected [x, y] with numbers in [0, 1]")
         pos.append(p)
     if cap_name not in names:
-        _fail("capital.name", f"capital {cap_name!r} is not a city in cities.list")
+        _fail("capital.name", f"capital {_show(cap_name)} is not a city in cities.list")
     n = len(names)
     for k in range(NUM_KINGDOMS):
         if k not in kingdom:
             _fail("kingdoms.list", f"kingdom {knames[k]!r} has no city")
 
     # links
-    links = _get(raw, "links", "", dict)
     mats = {}
     for kind in ("road", "river", "ocean"):
-        lst = _get(links, kind, "links", list)
+        lst = _get(sec["links"], kind, "links")
         m = np.zeros((n, n), dtype=bool)
         for j, e in enumerate(lst):
             f = f"links.{kind}[{j}]"
@@ -193,7 +296,7 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
                 _fail(f, "expected a pair [city, city]")
             for q in range(2):
                 if not isinstance(e[q], str) or e[q] not in names:
-                    _fail(f"{f}[{q}]", f"unknown city {e[q]!r}")
+                    _fail(f"{f}[{q}]", f"unknown city {_show(e[q])}")
             a, b = names.index(e[0]), names.index(e[1])
             if a == b:
                 _fail(f, "a link must join two different cities")
@@ -215,19 +318,20 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
         _fail("links", f"the map is not connected; unreachable from {names[0]!r}: {lost[:6]}")
 
     # lower divination
-    ld = _get(_get(raw, "lower_divination", "", dict), "actions", "lower_divination", dict)
+    ld = _keys(_get(sec["lower_divination"], "actions", "lower_divination"),
+               "lower_divination.actions", dict.fromkeys(TRIGRAMS, dict))
     lower = np.zeros((8, 3), dtype=np.int8)
     for t, tri in enumerate(TRIGRAMS):
         f = f"lower_divination.actions.{tri}"
-        e = _get(ld, tri, "lower_divination.actions", dict)
-        kind = _get(e, "action", f, str)
+        e = _keys(_get(ld, tri, "lower_divination.actions"), f, LOWER_KEYS)
+        kind = _get(e, "action", f)
         if kind not in LOWER_KINDS:
-            _fail(f + ".action", f"expected one of {LOWER_KINDS}, got {kind!r}")
+            _fail(f + ".action", f"expected one of {LOWER_KINDS}, got {_show(kind)}")
         lower[t] = (LOWER_KINDS.index(kind), _int(e.get("turn_order", 0), f + ".turn_order", 0, 20),
                     _int(e.get("cards", 0), f + ".cards", 0, 8))
 
     # turn order track
-    vals = _get(_get(raw, "turn_order_track", "", dict), "values", "turn_order_track", list)
+    vals = _get(sec["turn_order_track"], "values", "turn_order_track")
     if not 2 <= len(vals) <= 100:
         _fail("turn_order_track.values", "expected 2..100 spaces")
     vals = [_int(v, f"turn_order_track.values[{i}]", 0, 1000) for i, v in enumerate(vals)]
@@ -235,17 +339,17 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
         _fail("turn_order_track.values", "printed values must not decrease along the track")
 
     # goods
-    g = _get(raw, "goods", "", dict)
+    g = sec["goods"]
     per_kind = _int(_get(g, "per_kind", "goods"), "goods.per_kind", 1, 100)
     bag_per = _int(_get(g, "bag_per_kind", "goods"), "goods.bag_per_kind", 0, 100)
 
     # starting tokens
-    sides = _get(_get(raw, "starting_tokens", "", dict), "sides", "starting_tokens", dict)
+    sides = _get(sec["starting_tokens"], "sides", "starting_tokens")
     start = {}
     for side, rows in sides.items():
         f0 = f"starting_tokens.sides.{side}"
         if side not in SIDES:
-            _fail(f0, f"unknown board side {side!r}; expected one of {SIDES}")
+            _fail(f0, f"unknown board side {_show(side)}; expected one of {SIDES}")
         if not isinstance(rows, dict):
             _fail(f0, "expected an object keyed by player count")
         start[side] = {}
@@ -253,9 +357,9 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
             f = f"{f0}.{pc}"
             if pc not in ("1", "2", "3", "4"):
                 _fail(f, "player count must be '1'..'4'")
-            which = _get(row, "cities", f, str)
+            which = _get(_keys(row, f, START_ROW_KEYS), "cities", f)
             if which not in ("red", "all"):
-                _fail(f + ".cities", f"expected 'red' or 'all', got {which!r}")
+                _fail(f + ".cities", f"expected 'red' or 'all', got {_show(which)}")
             counts = [_int(_get(row, k, f), f"{f}.{k}", 0, 100) for k in GOODS + ("disaster",)]
             eligible = sum(1 for i in range(n) if names[i] != cap_name
                            and (which == "all" or colour[i] == 0))
@@ -273,19 +377,19 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
         _fail("starting_tokens.sides", "no table")
 
     # development area
-    da = _get(raw, "development_area", "", dict)
-    sp = _get(da, "spaces", "development_area", list)
+    da = sec["development_area"]
+    sp = _get(da, "spaces", "development_area")
     if len(sp) != 16:
         _fail("development_area.spaces", f"expected 16 spaces, got {len(sp)}")
     for i, s in enumerate(sp):
         if s not in GOODS:
-            _fail(f"development_area.spaces[{i}]", f"expected one of {GOODS}, got {s!r}")
+            _fail(f"development_area.spaces[{i}]", f"expected one of {GOODS}, got {_show(s)}")
     dev = np.array([GOODS.index(s) for s in sp], dtype=np.int8)
-    per = _get(da, "perimeter", "development_area", list)
+    per = _get(da, "perimeter", "development_area")
     perim = np.zeros(16, dtype=bool)
     for i, s in enumerate(per):
         perim[_int(s, f"development_area.perimeter[{i}]", 0, 15)] = True
-    lns = _get(da, "lines", "development_area", list)
+    lns = _get(da, "lines", "development_area")
     if len(lns) != 10:
         _fail("development_area.lines", f"the rule text has 10 lines, got {len(lns)}")
     lines = np.zeros((10, 16), dtype=bool)
@@ -296,19 +400,15 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
             lines[i, _int(s, f"development_area.lines[{i}][{j}]", 0, 15)] = True
 
     # missions
-    gm = _get(_get(raw, "goods_missions", "", dict), "list", "goods_missions", list)
+    gm = _get(sec["goods_missions"], "list", "goods_missions")
     if not 4 <= len(gm) <= 64:
         _fail("goods_missions.list", "expected 4..64 cards (one per player at least)")
     gmis = np.zeros((len(gm), 4), dtype=np.int8)
     for i, m in enumerate(gm):
         f = f"goods_missions.list[{i}]"
-        if not isinstance(m, dict):
-            _fail(f, "expected an object {good: count}")
-        for k, v in m.items():
-            if k not in GOODS:
-                _fail(f"{f}.{k}", f"unknown good {k!r}")
+        for k, v in _keys(m, f, dict.fromkeys(GOODS)).items():
             gmis[i, GOODS.index(k)] = _int(v, f"{f}.{k}", 0, per_kind)
-    tm = _get(_get(raw, "temple_missions", "", dict), "list", "temple_missions", list)
+    tm = _get(sec["temple_missions"], "list", "temple_missions")
     if not 4 <= len(tm) <= 64:
         _fail("temple_missions.list", "expected 4..64 cards (one per player at least)")
     tmis = np.zeros((len(tm), NUM_KINGDOMS), dtype=np.int8)
@@ -319,8 +419,7 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
         req = sorted((_int(v, f"{f}[{j}]", 1, 13) for j, v in enumerate(m)), reverse=True)
         tmis[i, :len(req)] = req
 
-    di = _get(_get(raw, "divine_intervention_start", "", dict), "by_position",
-              "divine_intervention_start", list)
+    di = _get(sec["divine_intervention_start"], "by_position", "divine_intervention_start")
     if len(di) != 4:
         _fail("divine_intervention_start.by_position", "expected 4 numbers (positions 1..4)")
     di = [_int(v, f"divine_intervention_start.by_position[{i}]", 0, 8) for i, v in enumerate(di)]

@@ -1,0 +1,149 @@
+"""User errors on the command line: one line ``yyenvs <cmd>: error: ...`` on stderr, exit status 2."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from yyenvs.cli import main
+from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_cli(args, capsys):
+    try:
+        rc = main(list(args))
+    except SystemExit as e:  # argparse exits by itself
+        rc = e.code
+    _, err = capsys.readouterr()
+    return rc, err
+
+
+def assert_one_line_error(rc, err, *mentions):
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert rc == 2, err
+    assert "Traceback" not in err
+    assert len(lines) == 1, err
+    assert re.match(r"yyenvs( [a-z]+)?: error: \S", lines[0]), err
+    for m in mentions:
+        assert m in lines[0], (m, err)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    with open(DEFAULT_DATA_FILE, encoding="utf-8") as f:
+        text = f.read()
+    (d / "utf16.json").write_bytes(text.encode("utf-16"))
+    (d / "typo.json").write_text(text.replace('"per_kind"', '"per_knd"', 1))
+    (d / "bogus.zip").write_bytes(b"not a zip file")
+    (d / "afile").write_text("x")
+    (d / "utf16.yaml").write_bytes("game: koi\n".encode("utf-16"))
+    (d / "list.yaml").write_text("- game\n- koi\n")
+    return d
+
+
+CASES = [  # (argv, words the error line must contain); "{d}" is the fixture directory
+    (["play", "--agents", "foo", "random", "--games", "2"], ["foo"]),
+    (["play", "--agents", "random", "mcts:0", "--games", "2"], ["mcts:0"]),
+    (["play", "--agents", "mcts:x", "random", "--games", "2"], ["mcts:x"]),
+    (["play", "--agents", "{d}/missing.safetensors", "random", "--games", "2"], ["missing.safetensors"]),
+    (["play", "--agents", "{d}/bogus.zip", "random", "--games", "2"], ["bogus.zip"]),
+    (["play", "--games", "0"], ["--games", "'0'"]),
+    (["play", "--games", "-4"], ["--games", "'-4'"]),
+    (["play", "--games", "2.5"], ["--games", "'2.5'"]),
+    (["play", "--seed", "-1"], ["--seed", "'-1'"]),
+    (["play", "--seed", str(2**64)], ["--seed", str(2**64)]),
+    (["play", "--game", "chess"], ["chess"]),
+    (["play", "--option", "nosuch=1", "--games", "2"], ["nosuch"]),
+    (["play", "--option", "action_features"], ["action_features"]),
+    (["play", "--option", "=1"], ["'=1'"]),
+    (["play", "--option", "action_features=[", "--games", "2"], ["action_features=["]),
+    (["play", "--option", "action_features=maybe", "--games", "2"], ["action_features", "maybe"]),
+    (["play", "--option", "action_features=" + "9" * 5000], ["--option"]),
+    (["play", "--option", "action_features=" + "[" * 5000], ["--option"]),
+    (["play", "--game", "koi", "--option", "board_size=4", "--games", "2"], ["board_size", "4"]),
+    (["play", "--game", "yinyang", "--option", "num_players=3", "--games", "2"], ["3 players"]),
+    (["play", "--game", "yinyang", "--option", "data_file=/dev/zero"], ["/dev/zero"]),
+    (["play", "--game", "yinyang", "--option", "data_file={d}"], ["not a regular file"]),
+    (["play", "--game", "yinyang", "--option", "data_file={d}/utf16.json"], ["utf16.json", "UTF-8"]),
+    (["play", "--game", "yinyang", "--option", "data_file={d}/typo.json"], ["goods.per_knd", "per_kind"]),
+    (["play", "--game", "yinyang", "--option", "data_file={d}/none.json"], ["none.json"]),
+    (["play", "--frob"], ["--frob"]),
+    (["bench", "--batches", "0"], ["--batches", "'0'"]),
+    (["bench", "--batches", "64", "-1"], ["--batches", "'-1'"]),
+    (["bench", "--batches", "1.5"], ["--batches", "'1.5'"]),
+    (["bench", "--batches", "many"], ["--batches", "'many'"]),
+    (["bench", "--batches"], ["--batches"]),
+    (["bench", "--seconds", "0"], ["--seconds", "'0'"]),
+    (["bench", "--seconds", "-1"], ["--seconds", "'-1'"]),
+    (["bench", "--seconds", "nan"], ["--seconds", "'nan'"]),
+    (["bench", "--seconds", "inf"], ["--seconds", "'inf'"]),
+    (["bench", "--repeats", "0"], ["--repeats", "'0'"]),
+    (["bench", "--repeats", "x"], ["--repeats", "'x'"]),
+    (["bench", "--games", "chess"], ["chess"]),
+    (["frob"], ["frob"]),
+]
+
+
+@pytest.mark.parametrize("argv, words", CASES, ids=[" ".join(c[0])[:60] for c in CASES])
+def test_user_error_is_one_line(argv, words, files, capsys):
+    argv = [a.replace("{d}", str(files)) for a in argv]
+    assert_one_line_error(*run_cli(argv, capsys), *words)
+
+
+TRAIN_CASES = [  # config errors: the training extra must be importable
+    (["train", "ppo.gamma=.nan"], ["ppo.gamma", "nan"]),
+    (["train", "ppo.learning_rate=.inf"], ["ppo.learning_rate", "inf"]),
+    (["train", "seed=-1"], ["seed", "-1"]),
+    (["train", "eval.opponents=[foo]"], ["eval.opponents", "foo"]),
+    (["train", "selfplay.baselines=[random, mcts:0]"], ["selfplay.baselines", "mcts:0"]),
+    (["train", "game_options=3"], ["game_options", "3"]),
+    (["train", "run_dir={d}/afile"], ["run_dir", "afile"]),
+    (["train", "--config", "{d}/utf16.yaml"], ["utf16.yaml", "UTF-8"]),
+    (["train", "--config", "{d}/list.yaml"], ["list.yaml", "mapping"]),
+    (["train", "--config", "{d}/none.yaml"], ["none.yaml"]),
+    (["train", "--config", "/dev/zero"], ["/dev/zero"]),
+]
+
+
+@pytest.mark.parametrize("argv, words", TRAIN_CASES, ids=[" ".join(c[0])[:60] for c in TRAIN_CASES])
+def test_train_config_error_is_one_line(argv, words, files, capsys):
+    pytest.importorskip("sb3_contrib")
+    argv = [a.replace("{d}", str(files)) for a in argv]
+    assert_one_line_error(*run_cli(argv, capsys), *words)
+
+
+def test_eval_unknown_entrant_is_one_line(capsys):
+    pytest.importorskip("sb3_contrib")
+    assert_one_line_error(*run_cli(["eval", "random", "foo", "--game", "yoxii"], capsys), "foo")
+
+
+@pytest.mark.parametrize("module, argv, word", [
+    ("yyenvs.play", ["--games", "0"], "--games"),
+    ("yyenvs.play", ["--agents", "foo", "random", "--games", "2"], "foo"),
+    ("yyenvs.bench", ["--batches", "0"], "--batches"),
+])
+def test_module_entry_points_behave_the_same(module, argv, word):
+    r = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+    assert_one_line_error(r.returncode, r.stderr, word)
+
+
+def test_a_bug_keeps_its_traceback(monkeypatch):
+    import yyenvs.play
+
+    def broken(argv):
+        raise KeyError("a bug")
+    monkeypatch.setattr(yyenvs.play, "main", broken)
+    with pytest.raises(KeyError):
+        main(["play"])
+
+
+def test_a_valid_command_still_runs(capsys):
+    assert main(["play", "--game", "koi", "--games", "2", "--agents", "random", "random"]) == 0
+    assert "koi" in capsys.readouterr().out
