@@ -1,6 +1,8 @@
 """What every agent is: a batch of states and masks in, a batch of actions out."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 from numba import prange
 
@@ -22,13 +24,26 @@ class Agent:
 
     def __init__(self, core: GameCore, seed: int = 0):
         self.core = core
-        self.seed = np.uint64(seed % (1 << 64))
+        if isinstance(seed, (bool, np.bool_)):
+            raise TypeError(f"agent seed must be an integer, got {seed!r}")
+        self.seed = np.uint64(operator.index(seed) % (1 << 64))  # numpy integers too
 
     def act(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def __call__(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
         return self.act(state, mask)
+
+    def legal_mask(self, state: BatchState, mask) -> np.ndarray:
+        """``mask`` as a C-contiguous (B, num_actions) bool array; ValueError if its shape is not that.
+
+        The kernels index it by the state's rows.
+        """
+        mask = np.ascontiguousarray(mask, dtype=bool)
+        shape = (state.batch_size, self.core.num_actions)
+        if mask.shape != shape:
+            raise ValueError(f"{self.name}: the legal-action mask must have shape {shape}, got {mask.shape}")
+        return mask
 
     def uniforms(self, state: BatchState, salt: int = 0) -> np.ndarray:
         """One U[0, 1) per row, a pure function of (agent seed, game seed, ply, salt)."""

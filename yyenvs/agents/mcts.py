@@ -155,6 +155,20 @@ def _group_softmax(z, group, ngroups):
 # --------------------------------------------------------------------------
 # the agent
 # --------------------------------------------------------------------------
+def _count(name, value, least):
+    """An integer option >= ``least`` (2.5 or True would be silently truncated)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"mcts: {name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
+def _finite(name, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value):
+        raise ValueError(f"mcts: {name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 class MCTSAgent(Agent):
     """UCT/PUCT search with rollouts; ``simulations`` is the strength knob.
 
@@ -183,16 +197,17 @@ class MCTSAgent(Agent):
             raise ValueError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
         if prior not in ("heuristic", "uniform"):
             raise ValueError(f"mcts: prior must be 'heuristic' or 'uniform', got {prior!r}")
-        self.simulations = int(DEFAULT_SIMULATIONS if simulations is None else simulations)
-        if self.simulations < 1:
-            raise ValueError(f"mcts: simulations must be >= 1, got {simulations!r}")
+        self.simulations = _count("simulations", DEFAULT_SIMULATIONS if simulations is None
+                                  else simulations, 1)
         self.rollout = rollout
-        self.c_uct = float(c_uct)
+        self.c_uct = _finite("c_uct", c_uct)
         self.max_rollout_steps = (core.max_game_length + 1 if max_rollout_steps is None
-                                  else int(max_rollout_steps))
+                                  else _count("max_rollout_steps", max_rollout_steps, 0))
         self.prior = prior
-        self.prior_beta = float(prior_beta)
-        self.wave = max(1, int(wave))
+        self.prior_beta = _finite("prior_beta", prior_beta)
+        self.wave = _count("wave", wave, 1)
+        if value_scale is not None and not _finite("value_scale", value_scale) > 0:
+            raise ValueError(f"mcts: value_scale must be a positive number or None, got {value_scale!r}")
         self.value_scale = value_scale if value_scale is not None else getattr(
             core, "heuristic_scale", None)
         self._has_heuristic = None  # decided on first use
@@ -363,7 +378,7 @@ class MCTSAgent(Agent):
     def act(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
         B = state.batch_size
         out = np.full(B, -1, dtype=np.int64)
-        mask = np.asarray(mask, dtype=bool)
+        mask = self.legal_mask(state, mask)
         nlegal = mask.sum(axis=1)
         live = (~state.done) & (nlegal > 0)
         single = live & (nlegal == 1)

@@ -13,7 +13,7 @@ class RandomAgent(Agent):
 
     def act(self, state, mask):
         out = np.empty(state.batch_size, dtype=np.int64)
-        sample_legal(np.ascontiguousarray(mask), self.uniforms(state), out)
+        sample_legal(self.legal_mask(state, mask), self.uniforms(state), out)
         return out
 
 
@@ -29,7 +29,7 @@ class GreedyAgent(Agent):
     def act(self, state, mask):
         B = state.batch_size
         out = np.full(B, -1, dtype=np.int64)
-        rows, actions = np.nonzero(mask)
+        rows, actions = np.nonzero(self.legal_mask(state, mask))
         if rows.size == 0:
             return out
         children = state.take(rows)

@@ -9,6 +9,7 @@ space raises :class:`~yyenvs.core.contract.IllegalActionError` instead.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -17,9 +18,9 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from yyenvs.core.contract import IllegalActionError
+from yyenvs.core.contract import IllegalActionError, show
 from yyenvs.core.rendering import Renderer, check_render_mode
-from yyenvs.core.rng import seeds_from
+from yyenvs.core.rng import check_seed, seeds_from
 from yyenvs.games import GAMES, make_core
 
 
@@ -66,6 +67,9 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- episode -----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
+        seed = check_seed(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise TypeError(f"reset options must be a dict or None, got {show(options)}")
         if seed is not None or self._master_seed is None:
             self._master_seed = int(seeds_from(seed, 1)[0] >> np.uint64(1))
             self._games_played = 0
@@ -98,6 +102,8 @@ class GameAECEnv(AECEnv, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -123,17 +129,21 @@ class GameAECEnv(AECEnv, EzPickle):
             self.render()
 
     def _check_action(self, action) -> int:
+        core, agent = self.core, self.agent_selection
         if action is None:
-            raise IllegalActionError(f"{self.core.name}: action None for {self.agent_selection}, "
-                                     "whose game is not over")
+            raise IllegalActionError(f"{core.name}: action None for {agent}, whose game is not over")
         try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"{self.core.name}: action {action!r} is not an integer") from None
-        if a != action or not 0 <= a < self.core.num_actions:
-            raise IllegalActionError(
-                f"{self.core.name}: action {action!r} is outside the action space "
-                f"[0, {self.core.num_actions})")
+            ndim = np.ndim(action)
+        except Exception:  # ragged nesting and the like
+            ndim = -1
+        if ndim != 0:
+            raise IllegalActionError(f"{core.name}: action {show(action)} for {agent} is not one integer")
+        # the shared check: NaN, inf, 2.5, bools, strings, objects, beyond int64
+        a = int(core.coerce_actions(np.reshape(action, 1), 1, where=lambda i: f"for {agent}",
+                                    beyond="outside the action space")[0])
+        if not 0 <= a < core.num_actions:
+            raise IllegalActionError(f"{core.name}: action {show(action)} for {agent} is outside "
+                                     f"the action space [0, {core.num_actions})")
         return a
 
     # -- rendering -------------------------------------------------------------------

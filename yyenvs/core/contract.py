@@ -13,8 +13,14 @@ Conventions
   (search agents do).  Both are one ``np.copy`` / fancy-index per field.
 * An action ``< 0`` means "leave this row alone"; a non-negative action on a
   finished row, an out-of-range action or an illegal action raises
-  :class:`IllegalActionError` naming the row and the action.  Nothing is
-  changed when the error is raised.
+  :class:`IllegalActionError` naming the row and the action.  So does an
+  action that is not an integer (NaN, inf, 2.5, a bool, a string, an object)
+  or does not fit in int64 (1e20, a uint64 >= 2**63).  Nothing is changed
+  when the error is raised.
+* Seats (``player`` arguments) are integers ``0 .. num_players - 1``; an
+  ``out=`` buffer must be a writeable C-contiguous array of exactly the
+  result's shape and dtype.  Both are checked before any kernel runs
+  (ValueError naming what is wrong): a numba kernel trusts its arguments.
 * ``rewards`` (B, P) holds the reward each player got from the last step of
   that row (zero on rows the step skipped), as Pgx does.
 * Randomness belongs to a game, never to the batch: ``init`` gets one seed per
@@ -40,6 +46,39 @@ class IllegalActionError(ValueError):
 
 class OptionError(ValueError):
     """A game option with a bad name or value."""
+
+
+class OpponentError(RuntimeError):
+    """An opponent (of a Gymnasium or vector env) answered with an action it may not play.
+
+    The learner's env is then mid-turn and must be reset.
+    """
+
+
+INT64_MAX = int(np.iinfo(np.int64).max)
+
+
+def show(value, limit: int = 80) -> str:
+    """``repr`` of a value as the user wrote it (numpy scalars as Python ones), shortened."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _action_value(x) -> int:
+    """0: an integer int64 holds (integral floats too); 1: not an integer; 2: beyond int64."""
+    if isinstance(x, (float, np.floating)):
+        if not (np.isfinite(x) and x == np.round(x)):
+            return 1
+        return 0 if -2.0 ** 63 <= x < 2.0 ** 63 else 2
+    if not _is_int(x):
+        return 1
+    return 0 if -INT64_MAX - 1 <= x <= INT64_MAX else 2
 
 
 @dataclasses.dataclass
@@ -160,19 +199,64 @@ class GameCore(abc.ABC):
         """``player`` (a seat or one per row) as a writeable contiguous (B,) int8 array.
 
         Always the same array type, so a numba kernel compiles one version only.
+        Anything but integers in ``0 .. num_players - 1`` raises ValueError naming it.
         """
         if (type(player) is np.ndarray and player.dtype == np.int8  # noqa: E721
                 and player.shape == (state.batch_size,) and player.flags.c_contiguous
                 and player.flags.writeable):
-            return player
-        player = np.asarray(player)
-        if player.ndim > 1 or (player.ndim == 1 and player.shape[0] != state.batch_size):
-            raise ValueError(f"{self.name}: player must be a seat or one seat per row, got shape {player.shape}")
-        if np.any((player < 0) | (player >= self.num_players)):
-            raise ValueError(f"{self.name}: seats are 0..{self.num_players - 1}, got {player}")
+            if _first_bad_seat(player, self.num_players) < 0:
+                return player
+        what = f"{self.name}: seats are integers 0..{self.num_players - 1}"
+        try:
+            arr = np.asarray(player)
+        except Exception:  # ragged nesting and the like
+            raise ValueError(f"{what}, got {show(player)}") from None
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != state.batch_size):
+            raise ValueError(f"{self.name}: player must be a seat or one seat per row "
+                             f"({state.batch_size}), got shape {arr.shape}")
+        flat = arr.reshape(-1)
+        listed = isinstance(player, (list, tuple))
+        given = player if listed else flat  # to name a value as passed
+        if listed or arr.dtype.kind not in "iu":
+            # value by value: numpy turns [True, 1] into ints and [0, 2**64] into floats
+            i = next((k for k, x in enumerate(given)
+                      if not (_is_int(x) and 0 <= x < self.num_players)), -1)
+            if i < 0 and arr.dtype.kind not in "iu" and flat.size:
+                i = 0  # floats, bools, strings, objects: no silent casts
+        else:
+            bad = np.flatnonzero((flat < 0) | (flat >= self.num_players))
+            i = int(bad[0]) if bad.size else -1
+        if i >= 0:
+            raise ValueError(f"{what}, got {show(given[i])} ({type(given[i]).__name__})"
+                             + (f" (row {i})" if arr.ndim else ""))
         out = np.empty(state.batch_size, dtype=np.int8)
-        out[:] = player
+        out[:] = arr
         return out
+
+    def _out_buffer(self, out, shape, dtype, what: str) -> np.ndarray:
+        """A new ``shape``/``dtype`` array when ``out`` is None, else ``out`` checked.
+
+        A kernel writes into ``out`` by its own indices, so anything but a
+        writeable, aligned, C-contiguous array of exactly that shape and dtype
+        is refused (ValueError) before it runs.
+        """
+        shape, dtype = tuple(shape), np.dtype(dtype)
+        if out is None:
+            return np.empty(shape, dtype)
+        if not isinstance(out, np.ndarray):
+            problem = f"a {type(out).__name__}"
+        elif out.shape != shape:
+            problem = f"shape {out.shape}"
+        elif out.dtype != dtype:
+            problem = f"dtype {out.dtype}"
+        elif not (out.flags.c_contiguous and out.flags.aligned):
+            problem = "a non-contiguous or unaligned array"
+        elif not out.flags.writeable:
+            problem = "a read-only array"
+        else:
+            return out
+        raise ValueError(f"{self.name}: {what} out= must be a writeable C-contiguous {dtype} "
+                         f"array of shape {shape}, got {problem}")
 
     def heuristic(self, state: BatchState, player: np.ndarray) -> np.ndarray:
         """(B,) float value of each row for seat player[i] (greedy, MCTS).
@@ -199,7 +283,7 @@ class GameCore(abc.ABC):
         """
         if not (type(actions) is np.ndarray and actions.dtype == np.int64  # noqa: E721
                 and actions.shape == (state.batch_size,)):
-            actions = self._coerce_actions(state, actions)
+            actions = self.coerce_actions(actions, state.batch_size)
         if actions.shape[0] == 1:  # one game (AEC, search): plain Python beats a kernel call
             a = actions[0]
             i = 0 if a >= self.num_actions or (a >= 0 and (state.terminated[0] or state.truncated[0])) else -1
@@ -213,17 +297,44 @@ class GameCore(abc.ABC):
             raise IllegalActionError(f"{self.name}: row {i} is over; pass -1 to skip it")
         return actions
 
-    def _coerce_actions(self, state: BatchState, actions) -> np.ndarray:
-        actions = np.asarray(actions)
-        if actions.shape != (state.batch_size,):
-            raise IllegalActionError(
-                f"{self.name}: expected {state.batch_size} actions, got shape {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            if np.issubdtype(actions.dtype, np.floating) and np.all(actions == np.round(actions)):
-                actions = actions.astype(np.int64)
-            else:
-                raise IllegalActionError(f"{self.name}: actions must be integers, got {actions.dtype}")
-        return actions.astype(np.int64, copy=False)
+    def coerce_actions(self, actions, n: int, where=None, beyond: str = "out of range") -> np.ndarray:
+        """``actions`` as an (n,) int64 array, or IllegalActionError naming the first bad value.
+
+        Integers and integral floats only (no bools, strings or objects).  A
+        value int64 cannot hold is "``beyond``" the action space.  ``where(i)``
+        names entry ``i`` in messages (default ``"row i"``).
+        """
+        where = where or (lambda i: f"row {i}")
+        try:
+            a = np.asarray(actions)
+        except Exception:  # ragged nesting and the like
+            raise IllegalActionError(f"{self.name}: expected {n} integer actions, "
+                                     f"got {show(actions)}") from None
+        if a.shape != (n,):
+            raise IllegalActionError(f"{self.name}: expected {n} actions, got shape {a.shape}")
+        kind = a.dtype.kind
+        listed = isinstance(actions, (list, tuple))
+        if kind == "i" and not listed:
+            return a.astype(np.int64, copy=False)
+        given = actions if listed else a  # to name a value as passed
+        if kind == "u" and not listed:
+            verdict = np.where(a > INT64_MAX, 2, 0)
+        elif kind == "f" and not listed:
+            f = a.astype(np.float64)  # float16 cannot hold the int64 bounds
+            verdict = np.where(np.isfinite(f) & (f == np.round(f)), 0, 1)
+            verdict[(verdict == 0) & ((f >= 2.0 ** 63) | (f < -2.0 ** 63))] = 2
+        else:  # lists (numpy turns [True, 2] into ints, [-2**63 - 1, 0] into floats), objects...
+            verdict = np.array([_action_value(x) for x in given], np.int64)
+            if kind not in "iuf" and not verdict.any():
+                verdict[:] = 1  # an object array of ints: no silent object casts
+        bad = np.flatnonzero(verdict)
+        if bad.size:
+            i = int(bad[0])
+            value = given[i]
+            reason = (f"{beyond} [0, {self.num_actions})" if verdict[i] == 2 else
+                      "not an integer" + ("" if kind in "iuf" else f" ({type(value).__name__})"))
+            raise IllegalActionError(f"{self.name}: action {show(value)} ({where(i)}) is {reason}")
+        return np.array([int(x) for x in given], np.int64) if listed else a.astype(np.int64)
 
     def raise_illegal(self, state: BatchState, actions: np.ndarray, bad_rows) -> None:
         bad_rows = np.asarray(bad_rows)
@@ -236,6 +347,15 @@ class GameCore(abc.ABC):
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}({opts})"
+
+
+@njit(cache=True)
+def _first_bad_seat(player, num_players):
+    """First row whose seat is outside 0..num_players-1; -1 if none."""
+    for i in range(player.shape[0]):
+        if player[i] < 0 or player[i] >= num_players:
+            return i
+    return -1
 
 
 @njit(cache=True)

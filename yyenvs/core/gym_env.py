@@ -12,9 +12,10 @@ import numpy as np
 from gymnasium import spaces
 
 from yyenvs.agents import make_agent
-from yyenvs.core.contract import IllegalActionError
-from yyenvs.core.learner import LearnerBatch
+from yyenvs.core.contract import IllegalActionError, OpponentError, show
+from yyenvs.core.learner import LearnerBatch, reset_seat
 from yyenvs.core.rendering import Renderer, check_render_mode
+from yyenvs.core.rng import check_seed
 from yyenvs.games import make_core
 
 
@@ -29,7 +30,10 @@ class GameEnv(gym.Env):
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
         **options: the game's own options.
 
-    An illegal action ends the episode with reward -1 (``info["illegal_action"]``).
+    An illegal action ends the episode with reward -1 (``info["illegal_action"]``);
+    an action outside the action space raises :class:`IllegalActionError`.  An
+    opponent that answers with an action it may not play raises
+    :class:`OpponentError`; the episode must then be reset.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
@@ -57,15 +61,16 @@ class GameEnv(gym.Env):
         return int(self._batch.learner_seat[0])
 
     def reset(self, *, seed=None, options=None):
+        seed = check_seed(seed)  # numpy integers too; Gymnasium takes Python ints only
+        seat = reset_seat(options)
+        if seat is not None:
+            self._batch._check_seat(seat)
         super().reset(seed=seed)
         if seed is not None or self._batch.state is None:
             # game seeds follow from the master seed; opponents draw per game from them
             self._batch.seed(int(self.np_random.integers(0, 2**63)))
-        options = dict(options or {})
-        seat = options.pop("learner_seat", None)
-        if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; allowed: ['learner_seat']")
         self._batch.state = None
+        self._over = True  # until the opponents have moved (they may raise OpponentError)
         self._batch.reset_rows(np.arange(1), seat)
         self._over = bool(self._batch.state.done[0])
         if self.render_mode == "human":
@@ -80,12 +85,17 @@ class GameEnv(gym.Env):
 
     def step(self, action):
         if self._over:
-            raise RuntimeError("the episode is over; call reset() before step()")
+            raise RuntimeError("the episode is over (or an OpponentError cut it short); "
+                               "call reset() before step()")
         try:
             a = np.array([action]).reshape(1)
         except Exception:
-            raise IllegalActionError(f"action {action!r} is not an integer") from None
-        reward, terminated, truncated, illegal = self._batch.step(a)
+            raise IllegalActionError(f"{self.core.name}: action {show(action)} is not one integer") from None
+        try:
+            reward, terminated, truncated, illegal = self._batch.step(a)
+        except OpponentError:
+            self._over = True  # the learner moved, the opponents did not: the game is mid-turn
+            raise
         self._over = bool(terminated[0] or truncated[0])
         if self.render_mode == "human":
             self.render()

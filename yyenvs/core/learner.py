@@ -14,14 +14,22 @@ vector environment (many games, auto-reset): it is written once here.
 * The learner's reward is the sum of its per-step rewards since its last
   decision, so a result decided by an opponent's move reaches it.
 * An illegal learner action ends the episode with reward -1 (the documented
-  penalty); an action outside the action space raises.
+  penalty); an action outside the action space (or not an integer) raises
+  :class:`IllegalActionError` naming it, and nothing changes.
+* An opponent's answer is checked for every row it was asked about: an
+  integer, legal action per row, or :class:`OpponentError` naming the
+  opponent, the env row and the action.  That env is then mid-turn and must
+  be reset.
 """
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Mapping
 
-from yyenvs.core.contract import GameCore, IllegalActionError, OptionError
-from yyenvs.core.rng import hash_u64
+import numpy as np
+from numba import njit
+
+from yyenvs.core.contract import GameCore, IllegalActionError, OpponentError, OptionError, show
+from yyenvs.core.rng import check_seed, hash_u64
 
 ILLEGAL_ACTION_REWARD = -1.0
 
@@ -41,15 +49,16 @@ class LearnerBatch:
         self.mask = None
 
     def _check_seat(self, seat):
-        if seat == "random" or (isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
-                                and 0 <= seat < self.core.num_players):
-            return seat
+        if (isinstance(seat, str) and seat == "random") or (
+                isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_))
+                and 0 <= seat < self.core.num_players):
+            return seat if isinstance(seat, str) else int(seat)
         raise OptionError(f"learner_seat must be 'random' or a seat in 0..{self.core.num_players - 1}, "
                           f"got {seat!r}")
 
     # -- episodes -------------------------------------------------------------------
     def seed(self, master_seed: int) -> None:
-        self.master_seed = np.uint64(int(master_seed) % (1 << 64))
+        self.master_seed = np.uint64(check_seed(master_seed, "master seed") % (1 << 64))
         self.episode[:] = 0
 
     def _new_games(self, rows: np.ndarray):
@@ -66,9 +75,11 @@ class LearnerBatch:
         """Start new games in ``rows``; returns the learner's accumulated reward
         from opponent moves made before its first decision (normally zero)."""
         rows = np.asarray(rows, dtype=np.int64)
-        games, seats = self._new_games(rows)
         if learner_seat is not None:
-            seats[:] = self._check_seat(learner_seat) if learner_seat != "random" else seats
+            learner_seat = self._check_seat(learner_seat)
+        games, seats = self._new_games(rows)
+        if learner_seat is not None and learner_seat != "random":
+            seats[:] = learner_seat
         if self.state is None:
             self.state = games
         else:
@@ -96,29 +107,50 @@ class LearnerBatch:
                 break
             sub = s.take(waiting)
             sub_mask = self.core.legal_action_mask(sub)
-            sub_actions = np.asarray(self.opponent(sub, sub_mask, waiting)
-                                     if _wants_env_ids(self.opponent) else self.opponent(sub, sub_mask))
+            answer = (self.opponent(sub, sub_mask, waiting) if _wants_env_ids(self.opponent)
+                      else self.opponent(sub, sub_mask))
             actions = np.full(self.num_envs, -1, dtype=np.int64)
-            actions[waiting] = sub_actions
+            actions[waiting] = self._check_opponent(answer, sub, sub_mask, waiting)
             self.core.step(s, actions)
             reward[waiting] += s.rewards[waiting, seat[waiting]]
         self.mask = None
+
+    def _check_opponent(self, answer, sub, sub_mask, waiting) -> np.ndarray:
+        """The opponent's actions for rows ``waiting`` if each is a legal integer action.
+
+        Anything else would be skipped by the core (a negative action) or
+        refused by it, and the loop above would never end.
+        """
+        core = self.core
+        try:
+            acts = core.coerce_actions(answer, waiting.size, where=lambda i: f"env {waiting[i]}",
+                                       beyond="outside the action space")
+        except IllegalActionError as e:
+            detail = str(e).removeprefix(f"{core.name}: ")
+            raise OpponentError(f"{core.name}: opponent {_opponent_name(self.opponent)} "
+                                f"answered badly: {detail}") from None
+        i = _first_unplayable(acts, sub_mask)
+        if i >= 0:
+            who = f"{core.name}: opponent {_opponent_name(self.opponent)}"
+            value = answer[i] if isinstance(answer, (list, tuple)) else np.asarray(answer)[i]
+            why = ("is illegal" if 0 <= acts[i] < core.num_actions
+                   else f"is outside the action space [0, {core.num_actions})")
+            raise OpponentError(f"{who} chose action {show(value)} for env {int(waiting[i])} "
+                                f"(player {int(sub.current_player[i])} to move), which {why}")
+        return acts
 
     # -- the learner's step --------------------------------------------------------------
     def step(self, actions: np.ndarray):
         """One learner action per row.  Returns learner rewards, terminated,
         truncated, and a per-row ``illegal`` flag; finished rows are *not* reset."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,):
-            raise IllegalActionError(f"expected {self.num_envs} actions, got shape {actions.shape}")
-        if not np.issubdtype(actions.dtype, np.integer):
-            if not (np.issubdtype(actions.dtype, np.floating) and np.all(actions == np.round(actions))):
-                raise IllegalActionError(f"actions must be integers, got {actions.dtype}")
-        actions = actions.astype(np.int64)
+        given = actions
+        actions = self.core.coerce_actions(given, self.num_envs, where=lambda i: f"env {i}",
+                                           beyond="outside the action space")
         out = np.flatnonzero((actions < 0) | (actions >= self.core.num_actions))
         if out.size:
             i = int(out[0])
-            raise IllegalActionError(f"{self.core.name}: action {int(actions[i])} (env {i}) is outside "
+            value = given[i] if isinstance(given, (list, tuple)) else np.asarray(given)[i]
+            raise IllegalActionError(f"{self.core.name}: action {show(value)} (env {i}) is outside "
                                      f"the action space [0, {self.core.num_actions})")
         s = self.state
         rows = np.arange(self.num_envs)
@@ -149,5 +181,32 @@ class LearnerBatch:
         return np.sign(self.state.rewards[rows, self.learner_seat[rows]])
 
 
+@njit(cache=True)
+def _first_unplayable(actions, mask):
+    """First row whose action is outside the action space or illegal; -1 if none."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= mask.shape[1] or not mask[i, a]:
+            return i
+    return -1
+
+
 def _wants_env_ids(opponent) -> bool:
     return getattr(opponent, "wants_env_ids", False)
+
+
+def _opponent_name(opponent) -> str:
+    name = getattr(opponent, "__qualname__", None)  # a function: its name beats its repr
+    return name if isinstance(name, str) else show(opponent, limit=120)
+
+
+def reset_seat(options):
+    """The ``learner_seat`` of a ``reset(options=...)`` mapping (None when absent)."""
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset options must be a dict or None, got {show(options)}")
+    unknown = sorted((k for k in options if k != "learner_seat"), key=repr)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; allowed: ['learner_seat']")
+    return options.get("learner_seat")

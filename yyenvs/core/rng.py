@@ -55,8 +55,73 @@ def uniform01(*words) -> np.ndarray:
     return (hash_u64(*words) >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
+def _int_like(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def check_seed(seed, what: str = "seed"):
+    """``seed`` as a Python int (None stays None); a non-negative integer, as
+    Gymnasium asks.  Anything else (bools, floats, strings, negatives) raises
+    TypeError / ValueError naming it."""
+    if seed is None:
+        return None
+    if not _int_like(seed):
+        raise TypeError(f"{what} must be a non-negative integer or None, got {seed!r} "
+                        f"({type(seed).__name__})")
+    if seed < 0:
+        raise ValueError(f"{what} must be a non-negative integer or None, got {int(seed)}")
+    return int(seed)
+
+
+def _seed_ok(x) -> bool:
+    if isinstance(x, (float, np.floating)):
+        return bool(np.isfinite(x)) and x == int(x) and 0 <= x < 2.0 ** 64
+    return _int_like(x) and 0 <= x < 1 << 64
+
+
+def game_seeds(seeds, who: str = "init") -> np.ndarray:
+    """``seeds`` (an integer or integers in [0, 2**64)) as a flat uint64 array.
+
+    Integral floats are taken; NaN, fractions, negatives, bools, strings,
+    objects and values of 2**64 or more raise ValueError naming the first one.
+    """
+    if type(seeds) is np.ndarray and seeds.dtype == np.uint64:  # noqa: E721  (the usual case)
+        return seeds.reshape(-1).copy()
+    try:
+        a = np.asarray(seeds)
+    except Exception:  # ragged nesting and the like
+        raise ValueError(f"{who}: seeds must be integers in [0, 2**64), got {seeds!r}") from None
+    flat = a.reshape(-1)
+    # a flat list value by value: numpy turns [True, 2] into ints, [2**62 + 1, 2.0] into floats
+    listed = isinstance(seeds, (list, tuple)) and a.ndim == 1
+    given = seeds if listed else flat  # the values as passed, to name one
+    kind = a.dtype.kind
+    if listed or kind == "O":
+        bad = np.array([not _seed_ok(x) for x in given], bool)
+    elif kind in "iu":
+        bad = flat < 0
+    elif kind == "f":
+        f = flat.astype(np.float64)  # float16 cannot hold 2**64
+        bad = ~(np.isfinite(f) & (f == np.round(f)) & (f >= 0) & (f < 2.0 ** 64))
+    else:  # bool, strings, complex ...
+        bad = np.ones(flat.shape, bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        x = given[i].item() if isinstance(given[i], np.generic) else given[i]
+        raise ValueError(f"{who}: seeds must be integers in [0, 2**64), got {x!r}"
+                         + (f" (seed {i})" if a.ndim else ""))
+    if listed or kind == "O":
+        return np.array([int(x) for x in given], dtype=np.uint64)
+    return flat.astype(np.uint64)
+
+
 def seeds_from(seed: int | None, n: int) -> np.ndarray:
-    """``n`` per-game seeds derived from one master seed (None: fresh entropy)."""
+    """``n`` per-game seeds derived from one master seed (None: fresh entropy).
+
+    The master seed is a non-negative integer (see :func:`check_seed`); it is
+    taken modulo 2**64.
+    """
+    seed = check_seed(seed)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (1 << 63))
     base = hash_u64(np.uint64(seed % (1 << 64)))

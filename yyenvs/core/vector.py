@@ -5,7 +5,9 @@ builds it.  Finished games restart in the same step (Gymnasium's SAME_STEP
 autoreset): the returned observation is the new game's first one and
 ``infos["final_obs"]`` / ``infos["_final_obs"]`` hold the last observation of
 the finished game.  Opponent moves are computed for the whole batch at once.
-``action_masks()`` returns the (N, num_actions) legal-action mask.
+``action_masks()`` returns the (N, num_actions) legal-action mask.  Bad
+actions, seeds and options raise as in :class:`~yyenvs.core.gym_env.GameEnv`;
+after an :class:`~yyenvs.core.contract.OpponentError` the env must be reset.
 """
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from yyenvs.agents import make_agent
-from yyenvs.core.learner import LearnerBatch
+from yyenvs.core.contract import OpponentError
+from yyenvs.core.learner import LearnerBatch, reset_seat
 from yyenvs.core.rendering import check_render_mode
+from yyenvs.core.rng import check_seed
 from yyenvs.games import make_core
 
 
@@ -43,25 +47,37 @@ class GameVectorEnv(VectorEnv):
         self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self.lengths = np.zeros(self.num_envs, dtype=np.int64)
         self._seeded = False
+        self._needs_reset = True
 
     def reset(self, *, seed=None, options=None):
+        seed = check_seed(seed)  # numpy integers too; Gymnasium takes Python ints only
+        seat = reset_seat(options)
+        if seat is not None:
+            seat = self.batch._check_seat(seat)
         if seed is not None or not self._seeded:
             self._np_random, _ = gym.utils.seeding.np_random(seed)
             self.batch.seed(int(self._np_random.integers(0, 2**63)))
             self._seeded = True
-        options = dict(options or {})
-        seat = options.pop("learner_seat", None)
-        if options:
-            raise ValueError(f"unknown reset option(s) {sorted(options)}; allowed: ['learner_seat']")
         if seat is not None:
-            self.batch.learner_seat_option = self.batch._check_seat(seat)
+            self.batch.learner_seat_option = seat
+        self._needs_reset = True  # until the opponents have moved (they may raise OpponentError)
         obs, mask = self.batch.reset()
+        self._needs_reset = False
         self.returns[:] = 0
         self._carry[:] = 0
         self.lengths[:] = 0
         return obs, {"action_mask": mask.copy(), "learner_seat": self.batch.learner_seat.copy()}
 
     def step(self, actions):
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step() (first, or after an OpponentError)")
+        try:
+            return self._step(actions)
+        except OpponentError:
+            self._needs_reset = True  # the learner moved, the opponents did not: rows are mid-turn
+            raise
+
+    def _step(self, actions):
         reward, terminated, truncated, illegal = self.batch.step(actions)
         reward = reward + self._carry
         self._carry[:] = 0

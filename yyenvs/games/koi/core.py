@@ -48,10 +48,12 @@ from numba import njit, prange
 from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError
 from yyenvs.core.kernels import batch_kernel
+from yyenvs.core.rng import game_seeds
 
 EMPTY, YIN_FRY, YANG_FRY, YIN_KOI, YANG_KOI, TAIJI = 0, 1, 2, 3, 4, 5
 NUM_KOI = 5
 SETUP, PLAY = 0, 1
+PLY_MAX = 2**31 - 1  # the largest ply an int32 holds
 
 DIR_NAMES = {8: ("N", "NE", "E", "SE", "S", "SW", "W", "NW"), 4: ("N", "E", "S", "W")}
 DIR_VECTORS = {
@@ -354,9 +356,11 @@ class KoiCore(GameCore):
             raise OptionError(
                 f"koi: win_fry must be an integer from 14 to {most} (the free points of a "
                 f"{n}x{n} board), got {w!r}")
-        m = _int_option("max_plies", o["max_plies"], "an integer >= 1")
-        if m < 1:
-            raise OptionError(f"koi: max_plies must be an integer >= 1, got {m!r}")
+        # ``ply`` is int32: a cap it cannot reach would never stop a game
+        m = _int_option("max_plies", o["max_plies"], f"an integer from 1 to {PLY_MAX} (ply is int32)")
+        if not 1 <= m <= PLY_MAX:
+            raise OptionError(f"koi: max_plies must be an integer from 1 to {PLY_MAX} (ply is int32), "
+                              f"got {m!r}")
         self.options = {"board_size": n, "directions": d, "quick_start": bool(o["quick_start"]),
                         "win_fry": w, "max_plies": m}
         self.board_size = n
@@ -403,7 +407,7 @@ class KoiCore(GameCore):
 
     # -- batched functions --------------------------------------------------
     def init(self, seeds: np.ndarray) -> KoiState:
-        seeds = np.asarray(seeds).astype(np.uint64).reshape(-1)
+        seeds = game_seeds(seeds, self.name)
         b = seeds.shape[0]
         board = np.zeros((b, self.num_points), dtype=np.int8)
         board[:, self.taiji] = TAIJI
@@ -441,8 +445,7 @@ class KoiCore(GameCore):
         return state
 
     def legal_action_mask(self, state: KoiState, out=None) -> np.ndarray:
-        if out is None:
-            out = np.empty((state.batch_size, self.num_actions), dtype=bool)
+        out = self._out_buffer(out, (state.batch_size, self.num_actions), bool, "legal_action_mask")
         _mask_kernel(state.board, state.koi, state.phase, state.current_player, state.done,
                      self.rays, self.board_size, self.num_dirs, out)
         return out
@@ -454,10 +457,9 @@ class KoiCore(GameCore):
         5-9 own koi slot 0-4, 10 set-up phase, 11 own fry / win_fry,
         12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
         """
-        player = self._seats(state, player)
+        player = self.seats(state, player)
         n = self.board_size
-        if out is None:
-            out = np.empty((state.batch_size, n, n, NUM_PLANES), dtype=np.float32)
+        out = self._out_buffer(out, (state.batch_size, n, n, NUM_PLANES), np.float32, "observe")
         _observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply, player,
                         float(self.win_fry), float(self.max_plies),
                         out.reshape(state.batch_size, n * n, NUM_PLANES))
@@ -467,22 +469,16 @@ class KoiCore(GameCore):
         """Fry difference plus ``mobility_weight`` times the difference in legal
         swims, from seat ``player[i]``'s side; +-1000 for a decided game, 0 for
         a truncated one."""
-        player = self._seats(state, player)
+        player = self.seats(state, player)
         out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.koi, state.fry, state.phase, state.terminated,
                           state.truncated, state.winner, player, self.rays,
                           self.board_size, self.num_dirs, float(self.mobility_weight), out)
         return out
 
-    def _seats(self, state, player) -> np.ndarray:
-        # a writeable int8 array, so the kernels see one array type (numba
-        # compiles a separate version for read-only arrays)
-        player = self.seats(state, player)
-        return player if player.flags.writeable else player.copy()
-
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""
-        player = np.broadcast_to(np.asarray(player, dtype=np.int64), (state.batch_size,))
+        player = self.seats(state, player)
         return np.array([_count_moves(state.board, state.koi, b, int(player[b]), self.rays,
                                       self.board_size, self.num_dirs, False)
                          for b in range(state.batch_size)], dtype=np.int64)
@@ -502,6 +498,10 @@ class KoiCore(GameCore):
         rows = [line.split() for line in text.strip().splitlines() if line.strip()]
         if len(rows) != n or any(len(r) != n for r in rows):
             raise ValueError(f"koi: a text board needs {n} lines of {n} tokens")
+        if ply is not None:
+            ply = _int_option("ply", ply, f"an integer from 0 to {PLY_MAX}")
+            if not 0 <= ply <= PLY_MAX:
+                raise ValueError(f"koi: ply must be an integer from 0 to {PLY_MAX}, got {ply!r}")
         state = self.init(np.zeros(1, dtype=np.uint64))
         board = state.board[0]
         board[:] = EMPTY
@@ -542,7 +542,7 @@ class KoiCore(GameCore):
         state.fry[0] = [(board == YIN_FRY).sum(), (board == YANG_FRY).sum()]
         if placed == [NUM_KOI, NUM_KOI]:
             state.phase[0] = PLAY
-            state.current_player[0] = player
+            state.current_player[0] = self.seats(state, player)[0]
             state.ply[0] = 2 * NUM_KOI if ply is None else ply
         else:
             if placed[0] - placed[1] not in (0, 1) or any(

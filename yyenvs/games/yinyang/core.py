@@ -18,7 +18,7 @@ import numpy as np
 
 from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, OptionError
-from yyenvs.core.rng import hash_u64
+from yyenvs.core.rng import game_seeds, hash_u64
 from yyenvs.games.yinyang import kernels as K
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data
 
@@ -176,7 +176,7 @@ class YinYangCore(GameCore):
             lines=np.zeros((B, P, 10, 2), np.int8), solo=np.full((B, 7), -1, np.int8))
 
     def init(self, seeds) -> YinYangState:
-        seeds = np.asarray(seeds).astype(np.uint64).reshape(-1)
+        seeds = game_seeds(seeds, self.name)
         s = self._empty(seeds.shape[0])
         s.seed[:] = seeds
         s.rng[:] = hash_u64(seeds, np.uint64(0x59696E59616E67))
@@ -199,18 +199,15 @@ class YinYangCore(GameCore):
 
     def legal_action_mask(self, state: YinYangState, out=None) -> np.ndarray:
         s = state
-        if out is None:
-            out = np.empty((s.batch_size, self.num_actions), dtype=bool)
+        out = self._out_buffer(out, (s.batch_size, self.num_actions), bool, "legal_action_mask")
         K.mask_kernel(s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.terminated,
                       self.cfg, self.off, self.road, self.boat, self.lower, self.devsp, out)
         return out
 
     def observe(self, state: YinYangState, player, out=None) -> np.ndarray:
         s = state
-        viewer = np.broadcast_to(np.asarray(player, dtype=np.int64), (s.batch_size,))
-        viewer = np.ascontiguousarray(viewer)
-        if out is None:
-            out = np.empty((s.batch_size,) + self.observation_shape, dtype=np.float32)
+        viewer = self._viewer(s, player)
+        out = self._out_buffer(out, (s.batch_size,) + self.observation_shape, np.float32, "observe")
         K.observe_kernel(viewer, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.over,
                          s.lines, s.solo, s.current_player, self.cfg, self.kingdom, self.tovals,
                          self.ngm, self.ntm, out)
@@ -218,14 +215,17 @@ class YinYangCore(GameCore):
 
     def heuristic(self, state: YinYangState, player) -> np.ndarray:
         s = state
-        viewer = np.ascontiguousarray(np.broadcast_to(np.asarray(player, dtype=np.int64),
-                                                      (s.batch_size,)))
+        viewer = self._viewer(s, player)
         out = np.empty(s.batch_size, dtype=np.float64)
         K.heuristic_kernel(viewer, s.flow, s.city, s.pl, s.dev, s.over, s.lines, s.solo,
                            s.terminated, s.rewards, self.cfg, self.kingdom, self.kpoints, self.tovals,
                            self.devsp, self.perim, self.linem, self.gmis, self.tmis, self.road,
                            self.boat, out)
         return out
+
+    def _viewer(self, state, player) -> np.ndarray:
+        # checked seats, as the int64 array the kernels were written for
+        return self.seats(state, player).astype(np.int64)
 
     def scores(self, state: YinYangState) -> np.ndarray:
         """(B, P) score of every player as if the game ended now (final score when over)."""

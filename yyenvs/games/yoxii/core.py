@@ -25,6 +25,7 @@ from numba import njit, prange
 from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, OptionError
 from yyenvs.core.kernels import batch_kernel
+from yyenvs.core.rng import game_seeds
 
 # --- geometry (module constants, computed once) ------------------------------
 ROW_WIDTHS = (3, 5, 7, 7, 7, 5, 3)
@@ -585,7 +586,7 @@ class YoxiiCore(GameCore):
 
     # -- contract ---------------------------------------------------------------
     def init(self, seeds) -> YoxiiState:
-        seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1)
+        seeds = game_seeds(seeds, self.name)
         B = seeds.shape[0]
         return YoxiiState(
             current_player=np.zeros(B, np.int8),
@@ -593,7 +594,7 @@ class YoxiiCore(GameCore):
             terminated=np.zeros(B, bool),
             truncated=np.zeros(B, bool),
             ply=np.zeros(B, np.int32),
-            seed=seeds.copy(),
+            seed=seeds,
             board=np.zeros((B, NUM_CELLS), np.int8),
             totem=np.full(B, CENTRE, np.int8),
             stock=np.tile(np.array(STOCK, np.int8), (B, 2, 1)),
@@ -608,8 +609,7 @@ class YoxiiCore(GameCore):
         return state
 
     def legal_action_mask(self, state: YoxiiState, out=None) -> np.ndarray:
-        if out is None:
-            out = np.empty((state.batch_size, NUM_ACTIONS), dtype=bool)
+        out = self._out_buffer(out, (state.batch_size, NUM_ACTIONS), bool, "legal_action_mask")
         _legal_mask_kernel(state.board, state.totem, state.stock, state.current_player,
                            state.done, out)
         return out
@@ -626,8 +626,7 @@ class YoxiiCore(GameCore):
         action order (as if ``player[i]`` were to move).
         """
         player = self.seats(state, player)
-        if out is None:
-            out = np.empty((state.batch_size, *self.observation_shape), dtype=np.float32)
+        out = self._out_buffer(out, (state.batch_size, *self.observation_shape), np.float32, "observe")
         if not self.num_action_features:
             _observe_kernel(state.board, state.totem, state.stock, player, out)
             return out
