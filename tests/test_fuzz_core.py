@@ -692,6 +692,11 @@ def test_reviewed_cases_are_refused_by_value(game):
         for fn in (core.observe, core.heuristic):
             with pytest.raises(ValueError, match="seats are integers"):
                 fn(state, seat)
+    one = state.take([0])  # a batch of one has its own fast path
+    for fn in (core.observe, core.heuristic):
+        for seat in (np.array([P], np.int8), np.array([-1], np.int8)):
+            with pytest.raises(ValueError, match="seats are integers"):
+                fn(one, seat)
     with pytest.raises(ValueError, match="out="):
         core.legal_action_mask(state, out=np.empty((1, A), bool))
     with pytest.raises(ValueError, match="out="):

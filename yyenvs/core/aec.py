@@ -130,6 +130,8 @@ class GameAECEnv(AECEnv, EzPickle):
 
     def _check_action(self, action) -> int:
         core, agent = self.core, self.agent_selection
+        if (type(action) is int or isinstance(action, np.integer)) and 0 <= action < core.num_actions:
+            return int(action)  # the common case, without the general check's array work
         if action is None:
             raise IllegalActionError(f"{core.name}: action None for {agent}, whose game is not over")
         try:

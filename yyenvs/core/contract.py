@@ -204,7 +204,10 @@ class GameCore(abc.ABC):
         if (type(player) is np.ndarray and player.dtype == np.int8  # noqa: E721
                 and player.shape == (state.batch_size,) and player.flags.c_contiguous
                 and player.flags.writeable):
-            if _first_bad_seat(player, self.num_players) < 0:
+            if player.shape[0] == 1:  # one game (AEC, search): plain Python beats a kernel call
+                if 0 <= player[0] < self.num_players:
+                    return player
+            elif _first_bad_seat(player, self.num_players) < 0:
                 return player
         what = f"{self.name}: seats are integers 0..{self.num_players - 1}"
         try:
