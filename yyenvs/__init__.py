@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import importlib
 
-from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError
+from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OpponentError, OptionError
 from yyenvs.games import available_games, make_core
 from yyenvs.registration import register_all
 
 __version__ = "0.1.0"
-__all__ = ["BatchState", "GameCore", "IllegalActionError", "OptionError", "available_games",
+__all__ = ["BatchState", "GameCore", "IllegalActionError", "OpponentError", "OptionError", "available_games",
            "make_core", "yoxii_v0", "koi_v0", "yinyang_v0"]
 
 register_all()

@@ -288,6 +288,7 @@ def write_checkpoint(path, tensors: dict, meta: dict) -> dict:
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         save_file(tensors, tmp, metadata={"yyenvs": text})
+        os.chmod(tmp, 0o666 & ~_umask())  # safetensors creates owner-only files
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -295,6 +296,12 @@ def write_checkpoint(path, tensors: dict, meta: dict) -> dict:
         _remove_quietly(tmp)
         raise CheckpointError(f"could not write checkpoint {path!r}: {e.strerror or e}") from None
     return meta
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove_quietly(path):
