@@ -98,6 +98,10 @@ def test_round_trip_and_refusals(game, tmp_path):
     (lambda m: m.update(format="yyenvs-checkpoint-1"), "format"),
     (lambda m: m.update(num_timestep=3), "num_timestep"),
     (lambda m: m.update(elapsed_s=float("nan")), "elapsed_s"),
+    (lambda m: m.update(elapsed_s=-10**400), "elapsed_s"),
+    (lambda m: m.update(elapsed_s=10**400), "elapsed_s"),
+    (lambda m: m.update(elapsed_s=float("inf")), "elapsed_s"),
+    (lambda m: m.update(num_timesteps=10**400), "num_timesteps"),
     (lambda m: m["policy"].update({"class": "os.system"}), "policy.class"),
     (lambda m: m["policy"].update(net_arch=[8, -1]), "policy.net_arch"),
     (lambda m: m["policy"].update(net_arch=[10**9]), "policy.net_arch"),
@@ -407,7 +411,7 @@ def test_pool_snapshot_replaced_by_a_crafted_file_is_left_out(tmp_path):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats() | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.just(10**400) | st.floats() | st.text(max_size=8),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
     max_leaves=12)
 FIELDS = ["format", "kind", "game", "game_version", "options", "observation_shape", "num_actions", "num_players",

@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, game_metadata,
+from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, game_metadata, is_value_parameter,
                                       optimizer_tensors, policy_tensors, read_checkpoint, read_metadata,
                                       write_checkpoint)
 from yyenvs.cli import ArgumentParser, one_line
@@ -49,8 +49,7 @@ def export(src, out, dtype: str = "float16") -> dict:
     meta, tensors = read_checkpoint(src)
     keep = {}
     for k, t in tensors.items():
-        if not k.startswith("policy/") or k[len("policy/"):].startswith(
-                ("value_net.", "mlp_extractor.value_net.", "vf_features_extractor.")):
+        if not k.startswith("policy/") or is_value_parameter(k[len("policy/"):]):
             continue
         keep[k] = t.to(getattr(torch, dtype)) if t.is_floating_point() else t
     new = {k: meta[k] for k in ("game", "game_version", "options", "observation_shape", "num_actions",

@@ -17,12 +17,11 @@ import difflib
 import math
 import os
 import re
-import reprlib
 import stat
 
 import yaml
 
-from yyenvs.core.contract import OptionError
+from yyenvs.core.contract import OptionError, show
 from yyenvs.games import GAMES
 
 
@@ -128,18 +127,6 @@ def _in_range(key: str, value) -> bool:
     return (lo < value or (lo_in and value == lo)) and (value < hi or (hi_in and value == hi))
 
 
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
-
-
-def _show(value) -> str:
-    """A short repr for messages (values may be long or deeply nested)."""
-    try:
-        return _REPR.repr(value)
-    except ValueError:  # an integer with too many digits to print
-        return f"a {type(value).__name__} too large to print"
-
-
 def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
@@ -166,7 +153,7 @@ def _suggest(key: str) -> str:
 
 def _check_value(key: str, value, default):
     def bad(expected):
-        return ConfigError(f"config key {key!r}: expected {expected}, got {_show(value)}")
+        return ConfigError(f"config key {key!r}: expected {expected}, got {show(value)}")
     if isinstance(value, str) and isinstance(default, (int, float)) and not isinstance(default, bool):
         try:  # YAML 1.1 reads "1e-4" as a string
             value = float(value)
@@ -202,16 +189,16 @@ def _check_value(key: str, value, default):
             what, ok = LIST_ENTRIES[key]
             for x in value:
                 if not ok(x):
-                    raise ConfigError(f"config key {key!r}: entry {_show(x)} is not {what}")
+                    raise ConfigError(f"config key {key!r}: entry {show(x)} is not {what}")
     elif isinstance(default, dict):
         if not isinstance(value, dict):
             raise bad("a mapping")
         if not all(isinstance(k, str) for k in value):
             raise bad("a mapping with string keys")
     if key in RANGES and not _in_range(key, value):
-        raise ConfigError(f"config key {key!r}: expected a value in {RANGES[key]}, got {_show(value)}")
+        raise ConfigError(f"config key {key!r}: expected a value in {RANGES[key]}, got {show(value)}")
     if key in CHOICES and value not in CHOICES[key]:
-        raise ConfigError(f"config key {key!r}: expected one of {list(CHOICES[key])}, got {_show(value)}")
+        raise ConfigError(f"config key {key!r}: expected one of {list(CHOICES[key])}, got {show(value)}")
     return value
 
 
@@ -233,7 +220,7 @@ def merge(cfg: dict, overrides: dict, prefix: str = "") -> dict:
     """Apply a nested ``overrides`` dict to ``cfg`` (validated, in place)."""
     if not isinstance(overrides, dict):
         what = f"config key {prefix.rstrip('.')!r}" if prefix else "a config"
-        raise ConfigError(f"{what} must be a mapping of config keys, got {_show(overrides)}")
+        raise ConfigError(f"{what} must be a mapping of config keys, got {show(overrides)}")
     for k, v in overrides.items():
         _set(cfg, f"{prefix}{k}", v)
     return cfg
@@ -298,8 +285,8 @@ def _check_whole(cfg: dict) -> None:
 def parse_override(text: str) -> tuple[str, object]:
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise ConfigError(f"override {_show(text)} must look like KEY=VALUE (e.g. ppo.learning_rate=1e-4)")
-    parsed = _yaml(value, f"override {_show(text)}: the value") if value != "" else ""
+        raise ConfigError(f"override {show(text)} must look like KEY=VALUE (e.g. ppo.learning_rate=1e-4)")
+    parsed = _yaml(value, f"override {show(text)}: the value") if value != "" else ""
     return key.strip(), parsed
 
 

@@ -32,7 +32,7 @@ import re
 import numpy as np
 
 from yyenvs.agents.base import Agent
-from yyenvs.core.contract import GameCore, OptionError
+from yyenvs.core.contract import GameCore, OptionError, show
 
 FORMAT = "yyenvs-checkpoint-2"
 SUFFIX = ".safetensors"
@@ -111,15 +111,16 @@ class _Fields:
         if v is None and not required:
             return None
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            self.fail(key, f"expected an integer in [{lo}, {hi}], got {_short(v)}")
+            self.fail(key, f"expected an integer in [{lo}, {hi}], got {show(v)}")
         return v
 
     def number(self, key, lo=0.0, required=True):
         v = self.get(key, required)
         if v is None and not required:
             return None
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < lo:
-            self.fail(key, f"expected a finite number >= {lo}, got {_short(v)}")
+        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= 1e300
+                or (isinstance(v, float) and math.isnan(v))):
+            self.fail(key, f"expected a number in [{lo}, 1e300], got {show(v)}")
         return float(v)
 
     def str(self, key, choices=None, required=True):
@@ -128,20 +129,20 @@ class _Fields:
             return None
         if not isinstance(v, str) or (choices is not None and v not in choices):
             want = f"one of {list(choices)}" if choices is not None else "a string"
-            self.fail(key, f"expected {want}, got {_short(v)}")
+            self.fail(key, f"expected {want}, got {show(v)}")
         return v
 
     def bool(self, key, required=True):
         v = self.get(key, required)
         if not isinstance(v, bool):
-            self.fail(key, f"expected true or false, got {_short(v)}")
+            self.fail(key, f"expected true or false, got {show(v)}")
         return v
 
     def int_list(self, key, lo=1, hi=MAX_LAYER_WIDTH, max_len=64):
         v = self.get(key)
         if (not isinstance(v, list) or len(v) > max_len
                 or any(isinstance(x, bool) or not isinstance(x, int) or not lo <= x <= hi for x in v)):
-            self.fail(key, f"expected a list of at most {max_len} integers in [{lo}, {hi}], got {_short(v)}")
+            self.fail(key, f"expected a list of at most {max_len} integers in [{lo}, {hi}], got {show(v)}")
         return list(v)
 
     def obj_(self, key, required=True):
@@ -162,11 +163,6 @@ def _type(v) -> str:
                                      int: "an integer", float: "a number"}.get(type(v), type(v).__name__)
 
 
-def _short(v) -> str:
-    text = json.dumps(v) if not isinstance(v, float) or math.isfinite(v) else str(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def check_metadata(meta, where: str = "checkpoint") -> dict:
     """Validate every field a loader uses; raise :class:`CheckpointError` naming the first bad one."""
     f = _Fields(meta, where)
@@ -176,7 +172,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
         f.fail(unknown[0], "unknown field" + (f" (did you mean {close[0]!r}?)" if close else ""))
     fmt = f.get("format")
     if fmt != FORMAT:
-        f.fail("format", f"expected {FORMAT!r}, got {_short(fmt)}")
+        f.fail("format", f"expected {FORMAT!r}, got {show(fmt)}")
     f.str("kind", KINDS)
     f.str("game")
     f.int("game_version")
@@ -194,7 +190,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
     f.number("elapsed_s", required=False)
     sha = f.str("tensors_sha256")
     if not re.fullmatch(r"[0-9a-f]{64}", sha):
-        f.fail("tensors_sha256", f"expected 64 hexadecimal digits, got {_short(sha)}")
+        f.fail("tensors_sha256", f"expected 64 hexadecimal digits, got {show(sha)}")
     net = f.sub("policy")
     net.str("class", ("FastMaskablePolicy",))
     net.int_list("net_arch", max_len=16)
@@ -225,7 +221,7 @@ def check_pool_state(pool: dict, where: str) -> dict:
             ef.int("step")
         path = ef.get("path")
         if kind == "snapshot" and (not isinstance(path, str) or not SNAPSHOT_RE.fullmatch(path)):
-            ef.fail("path", f"expected a snapshot file name like step_0000050000{SUFFIX}, got {_short(path)}")
+            ef.fail("path", f"expected a snapshot file name like step_0000050000{SUFFIX}, got {show(path)}")
         ef.bool("active")
         ef.int("games")
         results = ef.get("results")
@@ -383,14 +379,14 @@ def policy_tensors(policy, value_net: bool = True, dtype=None) -> dict:
     """``policy/<name>`` tensors of a policy's parameters (without the value head if asked)."""
     out = {}
     for name, p in policy.named_parameters():
-        if not value_net and _is_value_parameter(name):
+        if not value_net and is_value_parameter(name):
             continue
         t = p.detach()
         out[f"policy/{name}"] = t.to(dtype) if dtype is not None and t.is_floating_point() else t
     return out
 
 
-def _is_value_parameter(name: str) -> bool:
+def is_value_parameter(name: str) -> bool:
     return name.startswith(("value_net.", "mlp_extractor.value_net.", "vf_features_extractor."))
 
 
@@ -405,7 +401,7 @@ def load_policy_tensors(policy, tensors: dict, what: str) -> None:
     for name, p in params.items():
         t = given.get(name)
         if t is None:
-            if _is_value_parameter(name):
+            if is_value_parameter(name):
                 continue  # a policy-only export: the value head stays at its initial weights
             raise CheckpointError(f"{what}: policy tensor {name!r} is missing")
         if tuple(t.shape) != tuple(p.shape) or not t.is_floating_point():

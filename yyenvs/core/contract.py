@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import reprlib
 from typing import Any, ClassVar
 
 import numpy as np
@@ -58,11 +59,18 @@ class OpponentError(RuntimeError):
 INT64_MAX = int(np.iinfo(np.int64).max)
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+
+
 def show(value, limit: int = 80) -> str:
-    """``repr`` of a value as the user wrote it (numpy scalars as Python ones), shortened."""
+    """A short ``repr`` for messages: numpy scalars as Python ones; long or deeply nested values cut."""
     if isinstance(value, np.generic):
         value = value.item()
-    text = repr(value)
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an integer with too many digits to print
+        return f"a {type(value).__name__} too large to print"
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -17,13 +17,12 @@ import difflib
 import json
 import math
 import os
-import reprlib
 import stat
 from dataclasses import dataclass
 
 import numpy as np
 
-from yyenvs.core.contract import OptionError
+from yyenvs.core.contract import OptionError, show
 
 DEFAULT_DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "yinyang_standin.json")
 
@@ -102,18 +101,6 @@ CITY_KEYS = {"name": str, "kingdom": None, "colour": str, "pos": list}
 LOWER_KEYS = {"action": str, "turn_order": int, "cards": int}
 START_ROW_KEYS = {"cities": str, **{k: int for k in GOODS + ("disaster",)}}
 
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 60
-
-
-def _show(val) -> str:
-    """A short repr for messages (values may be huge or deeply nested)."""
-    try:
-        return _REPR.repr(val)
-    except ValueError:  # an integer with too many digits to print
-        return f"a {type(val).__name__} too large to print"
-
-
 def _fail(field, msg):
     raise DataFileError(f"field '{field or '<root>'}': {msg}")
 
@@ -125,7 +112,7 @@ def _join(field, key):
 def _keys(obj, field, allowed):
     """Check that ``obj`` is an object with only ``allowed`` keys (and their types)."""
     if not isinstance(obj, dict):
-        _fail(field, f"expected an object, got {type(obj).__name__} {_show(obj)}")
+        _fail(field, f"expected an object, got {type(obj).__name__} {show(obj)}")
     for key, val in obj.items():
         if key not in allowed:
             close = difflib.get_close_matches(str(key), [str(k) for k in allowed], n=1)
@@ -133,19 +120,19 @@ def _keys(obj, field, allowed):
             _fail(_join(field, key), f"unknown key; {hint}")
         typ = allowed[key]
         if typ is not None and not _is(val, typ):
-            _fail(_join(field, key), f"expected {_tname(typ)}, got {type(val).__name__} {_show(val)}")
+            _fail(_join(field, key), f"expected {_tname(typ)}, got {type(val).__name__} {show(val)}")
     return obj
 
 
 def _get(obj, key, field, typ=None):
     if not isinstance(obj, dict):
-        _fail(field, f"expected an object, got {type(obj).__name__} {_show(obj)}")
+        _fail(field, f"expected an object, got {type(obj).__name__} {show(obj)}")
     full = _join(field, key)
     if key not in obj:
         _fail(full, "missing")
     val = obj[key]
     if typ is not None and not _is(val, typ):
-        _fail(full, f"expected {_tname(typ)}, got {type(val).__name__} {_show(val)}")
+        _fail(full, f"expected {_tname(typ)}, got {type(val).__name__} {show(val)}")
     return val
 
 
@@ -162,11 +149,11 @@ def _tname(typ):
 
 def _int(val, field, lo=None, hi=None):
     if not _is(val, int):
-        _fail(field, f"expected an integer, got {type(val).__name__} {_show(val)}")
+        _fail(field, f"expected an integer, got {type(val).__name__} {show(val)}")
     if lo is not None and val < lo:
-        _fail(field, f"must be >= {lo}, got {_show(val)}")
+        _fail(field, f"must be >= {lo}, got {show(val)}")
     if hi is not None and val > hi:
-        _fail(field, f"must be <= {hi}, got {_show(val)}")
+        _fail(field, f"must be <= {hi}, got {show(val)}")
     return val
 
 
@@ -227,7 +214,7 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
 def _validate(raw, source):
     _keys(raw, "", {**ROOT_KEYS, **{s: dict for s in SECTIONS}})
     if raw.get("format", FORMAT) != FORMAT:
-        _fail("format", f"expected {FORMAT!r}, got {_show(raw['format'])}")
+        _fail("format", f"expected {FORMAT!r}, got {show(raw['format'])}")
     stand_in = raw.get("stand_in", False)
     sec = {s: _keys(_get(raw, s, "", dict), s, {**SECTION_COMMENTS, **keys})
            for s, keys in SECTIONS.items()}
@@ -241,7 +228,7 @@ def _validate(raw, source):
         f = f"kingdoms.list[{i}]"
         name = _get(_keys(k, f, KINGDOM_KEYS), "name", f)
         if name in knames:
-            _fail(f + ".name", f"duplicate kingdom {_show(name)}")
+            _fail(f + ".name", f"duplicate kingdom {show(name)}")
         pts = _get(k, "points", f)
         if len(pts) != 2:
             _fail(f + ".points", "expected [first, second]")
@@ -258,7 +245,7 @@ def _validate(raw, source):
         f = f"cities.list[{i}]"
         name = _get(_keys(c, f, CITY_KEYS), "name", f)
         if name in names:
-            _fail(f + ".name", f"duplicate city {_show(name)}")
+            _fail(f + ".name", f"duplicate city {show(name)}")
         names.append(name)
         if name == cap_name:
             if c.get("kingdom") is not None:
@@ -267,11 +254,11 @@ def _validate(raw, source):
         else:
             kn = _get(c, "kingdom", f, str)
             if kn not in knames:
-                _fail(f + ".kingdom", f"unknown kingdom {_show(kn)}")
+                _fail(f + ".kingdom", f"unknown kingdom {show(kn)}")
             kingdom.append(knames.index(kn))
         col = _get(c, "colour", f)
         if col not in COLOURS:
-            _fail(f + ".colour", f"expected one of {COLOURS}, got {_show(col)}")
+            _fail(f + ".colour", f"expected one of {COLOURS}, got {show(col)}")
         colour.append(COLOURS.index(col))
         p = c.get("pos", [0.5 + 0.4 * np.cos(2 * np.pi * i / len(clist)),
                           0.5 + 0.4 * np.sin(2 * np.pi * i / len(clist))])
@@ -279,7 +266,7 @@ def _validate(raw, source):
             _fail(f + ".pos", "expected [x, y] with numbers in [0, 1]")
         pos.append(p)
     if cap_name not in names:
-        _fail("capital.name", f"capital {_show(cap_name)} is not a city in cities.list")
+        _fail("capital.name", f"capital {show(cap_name)} is not a city in cities.list")
     n = len(names)
     for k in range(NUM_KINGDOMS):
         if k not in kingdom:
@@ -296,7 +283,7 @@ def _validate(raw, source):
                 _fail(f, "expected a pair [city, city]")
             for q in range(2):
                 if not isinstance(e[q], str) or e[q] not in names:
-                    _fail(f"{f}[{q}]", f"unknown city {_show(e[q])}")
+                    _fail(f"{f}[{q}]", f"unknown city {show(e[q])}")
             a, b = names.index(e[0]), names.index(e[1])
             if a == b:
                 _fail(f, "a link must join two different cities")
@@ -326,7 +313,7 @@ def _validate(raw, source):
         e = _keys(_get(ld, tri, "lower_divination.actions"), f, LOWER_KEYS)
         kind = _get(e, "action", f)
         if kind not in LOWER_KINDS:
-            _fail(f + ".action", f"expected one of {LOWER_KINDS}, got {_show(kind)}")
+            _fail(f + ".action", f"expected one of {LOWER_KINDS}, got {show(kind)}")
         lower[t] = (LOWER_KINDS.index(kind), _int(e.get("turn_order", 0), f + ".turn_order", 0, 20),
                     _int(e.get("cards", 0), f + ".cards", 0, 8))
 
@@ -349,7 +336,7 @@ def _validate(raw, source):
     for side, rows in sides.items():
         f0 = f"starting_tokens.sides.{side}"
         if side not in SIDES:
-            _fail(f0, f"unknown board side {_show(side)}; expected one of {SIDES}")
+            _fail(f0, f"unknown board side {show(side)}; expected one of {SIDES}")
         if not isinstance(rows, dict):
             _fail(f0, "expected an object keyed by player count")
         start[side] = {}
@@ -359,7 +346,7 @@ def _validate(raw, source):
                 _fail(f, "player count must be '1'..'4'")
             which = _get(_keys(row, f, START_ROW_KEYS), "cities", f)
             if which not in ("red", "all"):
-                _fail(f + ".cities", f"expected 'red' or 'all', got {_show(which)}")
+                _fail(f + ".cities", f"expected 'red' or 'all', got {show(which)}")
             counts = [_int(_get(row, k, f), f"{f}.{k}", 0, 100) for k in GOODS + ("disaster",)]
             eligible = sum(1 for i in range(n) if names[i] != cap_name
                            and (which == "all" or colour[i] == 0))
@@ -383,7 +370,7 @@ def _validate(raw, source):
         _fail("development_area.spaces", f"expected 16 spaces, got {len(sp)}")
     for i, s in enumerate(sp):
         if s not in GOODS:
-            _fail(f"development_area.spaces[{i}]", f"expected one of {GOODS}, got {_show(s)}")
+            _fail(f"development_area.spaces[{i}]", f"expected one of {GOODS}, got {show(s)}")
     dev = np.array([GOODS.index(s) for s in sp], dtype=np.int8)
     per = _get(da, "perimeter", "development_area")
     perim = np.zeros(16, dtype=bool)
