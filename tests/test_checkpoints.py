@@ -112,6 +112,11 @@ def test_round_trip_and_refusals(game, tmp_path):
                               "rng": {}}), "pool.entries[0].path"),
     (lambda m: m.update(pool={"entries": [], "rng": {"bit_generator": "MT19937"}}), "pool.rng.bit_generator"),
     (lambda m: m.update(config=[1]), "config"),
+    (lambda m: m["policy"].update(evil=1), "policy.evil"),
+    (lambda m: m.update(pool={"entries": [{"name": "s", "kind": "snapshot", "step": None,
+                                           "path": "step_0000000001.safetensors", "active": True, "games": 0,
+                                           "results": []}], "rng": {}}), "pool.entries[0].step"),
+    (lambda m: m.update(pool={"entries": [], "rng": {}, "evil": 1}), "pool.evil"),
     (lambda m: m.update(tensors_sha256="0" * 63), "tensors_sha256"),
 ])
 def test_metadata_fields_are_checked(tmp_path, change, field):
@@ -136,7 +141,7 @@ def test_hostile_metadata_and_files(tmp_path):
     with pytest.raises(CheckpointError, match="without yyenvs metadata"):
         read_metadata(path)
     # a tensor with the wrong shape (checksum updated to match): refused by name, nothing copied
-    tensors["policy/action_net.weight"] = torch.zeros(3, 3)
+    tensors["policy/action_net.weight"] = torch.zeros(8, core.num_actions)  # transposed
     tiny_meta = {"kind": "final", **game_metadata(core), "policy": SPEC, "num_timesteps": 0}
     write_checkpoint(path, tensors, tiny_meta)
     with pytest.raises(CheckpointError, match="action_net.weight.*shape"):
@@ -339,7 +344,7 @@ def test_resume_restores_optimizer_and_skips_an_incomplete_checkpoint(tmp_path):
     logs.clear()
     t3 = Trainer(_cfg(run, total_timesteps=200), log=logs.append)
     assert t3.resumed_from == older and t3.model.num_timesteps == step_a
-    assert any("skipping incomplete checkpoint" in m and os.path.basename(newest) in m for m in logs)
+    assert any("skipping incomplete or unreadable checkpoint" in m and os.path.basename(newest) in m for m in logs)
     t3.close()
 
 
@@ -476,3 +481,80 @@ def test_fuzzed_bytes_are_refused(good_checkpoint, data):
         return
     # a change the format cannot see (e.g. JSON whitespace) must leave the same network
     assert how in ("flip", "append")
+
+
+def test_descriptions_and_tensors_that_do_not_fit_are_refused(tmp_path):
+    core = make_core("yoxii")
+    path = tmp_path / "ck.safetensors"
+    policy = tiny_checkpoint(core, path)
+    tensors = policy_tensors(policy)
+    meta = {"kind": "final", **game_metadata(core), "num_timesteps": 0}
+    # a 100 kB file describing a network of billions of weights: refused before anything is built
+    for bomb in ({**SPEC, "net_arch": [65536, 65536]}, {**SPEC, "cnn_channels": [4096] * 16}):
+        write_checkpoint(path, tensors, {**meta, "policy": bomb})
+        with pytest.raises(CheckpointError, match="needs at least"):
+            load_policy_agent(path, core)
+    # finite in float64, infinite in the network's float32
+    big = dict(tensors, **{"policy/action_net.bias": torch.full((core.num_actions,), 1e300, dtype=torch.float64)})
+    write_checkpoint(path, big, {**meta, "policy": SPEC})
+    with pytest.raises(CheckpointError, match="action_net.bias.*NaN or infinite"):
+        load_policy_agent(path, core)
+    # tensors outside the two known groups
+    write_checkpoint(path, dict(tensors, **{"evil/x": torch.zeros(1)}), {**meta, "policy": SPEC})
+    with pytest.raises(CheckpointError, match="unexpected tensor 'evil/x'"):
+        read_checkpoint(path)
+
+
+def test_export_refuses_what_it_cannot_hold_and_bad_destinations(tmp_path, capsys):
+    from training.checkpoints import export
+    core = make_core("yoxii")
+    src = tmp_path / "ck.safetensors"
+    policy = tiny_checkpoint(core, src)
+    with torch.no_grad():
+        policy.action_net.weight[0, 0] = 70000.0  # beyond float16
+    write_checkpoint(src, policy_tensors(policy), {"kind": "final", **game_metadata(core), "policy": SPEC,
+                                                  "num_timesteps": 0})
+    with pytest.raises(CheckpointError, match="does not fit in float16.*float32"):
+        export(src, tmp_path / "out", "float16")
+    export(src, tmp_path / "out", "float32")
+    assert exit_code(["checkpoint", "export", str(src), str(tmp_path / "missing" / "dir" / "x"), "--dtype", "float32"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("yyenvs checkpoint: error: could not write checkpoint")
+
+
+def test_file_options_recorded_in_a_checkpoint_are_not_followed(tmp_path, capsys):
+    """A checkpoint naming a data file does not make eval open it; the user passes it explicitly."""
+    from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE
+    yy = make_core("yinyang")
+    path = tmp_path / "yy.safetensors"
+    tiny_checkpoint(yy, path)
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"format": "TOP-SECRET"}')
+    rewrite_metadata(path, lambda m: m["options"].update(data_file=str(secret)))
+    assert exit_code(["eval", str(path), "random", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "pass that option yourself" in err and "TOP-SECRET" not in err
+    rewrite_metadata(path, lambda m: m["options"].update(data_file=DEFAULT_DATA_FILE))
+    assert exit_code(["eval", str(path), "random", "--games", "2", "-o", f"data_file={DEFAULT_DATA_FILE}"]) == 0
+
+
+def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tmp_path):
+    from training.config import ConfigError
+    from training.train import Trainer, checkpoint_files
+    run = tmp_path / "run"
+    t = Trainer(_cfg(run), log=lambda m: None)
+    t.train()
+    t.close()
+    (_, newest), (step_a, older) = reversed(checkpoint_files(str(run)))
+    rewrite_metadata(newest, lambda m: m.update(evil=1))
+    logs = []
+    t2 = Trainer(_cfg(run, total_timesteps=200), log=logs.append)
+    t2.close()
+    assert t2.resumed_from == older and any("unknown field" in m for m in logs)
+    victim = tmp_path / "precious"
+    victim.write_text("keep me")
+    os.remove(run / ".lock")
+    os.symlink(victim, run / ".lock")
+    with pytest.raises(ConfigError, match="lock file"):
+        Trainer(_cfg(run, total_timesteps=200), log=lambda m: None)
+    assert victim.read_text() == "keep me"

@@ -16,8 +16,8 @@ import json
 import os
 import sys
 
-from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, game_metadata, is_value_parameter,
-                                      optimizer_tensors, policy_tensors, read_checkpoint, read_metadata,
+from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, core_options, game_metadata,
+                                      load_policy, optimizer_tensors, policy_tensors, read_metadata,
                                       write_checkpoint)
 from yyenvs.cli import ArgumentParser, one_line
 from yyenvs.games import make_core
@@ -43,15 +43,17 @@ def info(path) -> str:
     return "\n".join(lines)
 
 
-def export(src, out, dtype: str = "float16") -> dict:
-    """Write the policy-only file ``out`` from checkpoint ``src``."""
+def export(src, out, dtype: str = "float16", options: dict | None = None) -> dict:
+    """Write the policy-only file ``out`` from checkpoint ``src`` (validated as a load is)."""
     import torch
-    meta, tensors = read_checkpoint(src)
-    keep = {}
-    for k, t in tensors.items():
-        if not k.startswith("policy/") or is_value_parameter(k[len("policy/"):]):
-            continue
-        keep[k] = t.to(getattr(torch, dtype)) if t.is_floating_point() else t
+    meta = read_metadata(src)
+    core = make_core(meta["game"], **core_options(meta, options))
+    policy, meta = load_policy(src, core)
+    keep = policy_tensors(policy, value_net=False, dtype=getattr(torch, dtype))
+    bad = next((k for k, t in keep.items() if not torch.isfinite(t).all()), None)
+    if bad is not None:
+        raise CheckpointError(f"{bad!r} does not fit in {dtype} (values beyond its range); "
+                              "export with --dtype float32")
     new = {k: meta[k] for k in ("game", "game_version", "options", "observation_shape", "num_actions",
                                 "num_players", "num_timesteps")}
     new.update(kind="policy", policy={**meta["policy"], "value_net": False}, dtype=dtype)
@@ -85,7 +87,11 @@ def convert(zpath, out=None, log=print) -> dict:
     zpath = os.fspath(zpath)
     old = _legacy_metadata(zpath)
     core = make_core(old["game"], **old["options"])
-    model = MaskablePPO.load(zpath, device="cpu")  # the unpickling step
+    try:
+        model = MaskablePPO.load(zpath, device="cpu")  # the unpickling step
+    except Exception as e:  # not a stable-baselines3 save after all
+        raise CheckpointError(f"{zpath!r} could not be read as a MaskablePPO save: "
+                              f"{type(e).__name__}: {' '.join(str(e).split())[:200]}") from None
     policy = model.policy
     arch = policy.net_arch["pi"] if isinstance(policy.net_arch, dict) else list(policy.net_arch)
     activation = {nn.ReLU: "relu", nn.Tanh: "tanh"}.get(policy.activation_fn)

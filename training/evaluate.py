@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint, read_metadata
+from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like_checkpoint, read_metadata
 from yyenvs.cli import ArgumentParser, one_line, positive_int, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.games import available_games, make_core
@@ -272,25 +272,24 @@ def main(argv=None) -> int:
     args = p.parse_intermixed_args(argv)
     import torch
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
-    game, options = args.game, {}
+    game = args.game
     if args.games < 2:
         p.error(f"--games must be at least 2 (seats alternate), got {args.games}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out {args.out!r} is a file; give a directory")
     try:
-        for spec in args.entrants:
-            if looks_like_checkpoint(spec):
-                meta = read_metadata(spec)
-                game = game or meta["game"]
-                options = dict(meta["options"]) if game == meta["game"] else options
-                break
-        if game is None:
-            p.error("--game is required when no checkpoint is given")
+        given = {}
         for kv in args.option:
             k, sep, v = kv.partition("=")
             if not sep:
                 p.error(f"--option needs KEY=VALUE, got {kv!r}")
-            options[k] = _parse_value(v)
+            given[k] = _parse_value(v)
+        # game and options default to the first checkpoint's (a file option it names must be given again)
+        meta = next((read_metadata(spec) for spec in args.entrants if looks_like_checkpoint(spec)), None)
+        if game is None and meta is None:
+            p.error("--game is required when no checkpoint is given")
+        game = game or meta["game"]
+        options = core_options(meta, given) if meta is not None and meta["game"] == game else given
         core = make_core(game, **options)
         entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
         pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None

@@ -59,6 +59,23 @@ def policy_kwargs(core, spec: dict) -> dict:
     return kwargs
 
 
+def actor_parameter_count(core, spec: dict) -> int:
+    """The weights (biases aside) of the actor that ``spec`` describes on ``core``: a lower
+    bound on what a checkpoint of it holds, computed without building anything."""
+    num_actions, features = int(core.num_actions), int(spec["action_features"])
+    total, width = 0, int(np.prod(core.observation_shape))
+    if spec["cnn_channels"]:
+        h, w, prev = core.observation_shape
+        for ch in spec["cnn_channels"]:
+            total, prev = total + 9 * prev * ch, ch
+        width = h * w * prev
+    elif features:
+        width = width - num_actions * features + 2 * features  # ActionFeatureExtractor's output
+    for hidden in spec["net_arch"]:
+        total, width = total + width * hidden, hidden
+    return total + width * num_actions + features
+
+
 def make_policy(core, spec: dict) -> "FastMaskablePolicy":
     """A freshly initialised network of the description ``spec`` for ``core`` (on the CPU)."""
     from gymnasium import spaces

@@ -186,9 +186,11 @@ class OpponentPool:
         ``load_policy(path)`` gives a snapshot's policy, or None when it cannot
         be loaded (the entry then stays in the pool's history, inactive)."""
         by_name = {e.name: e for e in self.entries}
-        for d in state["entries"]:
+        active = [k for k, d in enumerate(state["entries"]) if d["kind"] == "snapshot" and d["active"]]
+        load = set(active[len(active) - self.max_snapshots:]) if self.max_snapshots else set()
+        for k, d in enumerate(state["entries"]):
             if d["kind"] == "snapshot":
-                policy = load_policy(d["path"]) if d["active"] else None
+                policy = load_policy(d["path"]) if k in load else None  # only the newest are played
                 if policy is not None:
                     e = self.add_snapshot(policy, d["step"], d["path"], copy_policy=False)
                 else:

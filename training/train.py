@@ -57,7 +57,12 @@ class RunLock:
     def __init__(self, run_dir: str):
         import fcntl
         self.path = os.path.join(run_dir, ".lock")
-        self.fh = open(self.path, "a+")
+        try:  # never through a link: a crafted run_dir must not make us write elsewhere
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            raise ConfigError(f"run_dir {run_dir!r}: cannot use its lock file {self.path!r}: "
+                              f"{e.strerror or e}") from None
+        self.fh = os.fdopen(fd, "r+")
         try:
             fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -114,20 +119,19 @@ class Trainer:
 
     def _remove_stale_temporaries(self) -> None:
         """Half-written files of a killed run (never read: a save renames only complete files)."""
-        for d in ("checkpoints", "snapshots"):
-            for tmp in glob.glob(os.path.join(self.dirs[d], "*.safetensors.tmp*")):
+        pattern = [os.path.join(self.dirs[d], "*.safetensors.tmp*") for d in ("checkpoints", "snapshots")]
+        for tmp in glob.glob(pattern[0]) + glob.glob(pattern[1]) + glob.glob(
+                os.path.join(self.run_dir, "final.safetensors.tmp*")):
+            if os.path.isfile(tmp) and not os.path.islink(tmp):
                 os.remove(tmp)
-        for tmp in glob.glob(os.path.join(self.run_dir, "final.safetensors.tmp*")):
-            os.remove(tmp)
 
     def _find_resume_point(self):
         """``(path, meta, tensors)`` of the newest complete checkpoint, or None for a fresh run.
 
-        A truncated or altered newest checkpoint is skipped (and reported); one
-        for another game or other options is refused.
+        A newest checkpoint that cannot be read (truncated, altered, malformed) is
+        skipped and reported; one for another game or other options is refused.
         """
-        from yyenvs.agents.checkpoint import (CheckpointError, CorruptCheckpointError, check_compatible,
-                                              read_checkpoint)
+        from yyenvs.agents.checkpoint import CheckpointError, check_compatible, read_checkpoint
         ckpts = checkpoint_files(self.run_dir)
         legacy = glob.glob(os.path.join(self.dirs["checkpoints"], "ckpt_*.zip"))
         if legacy and not ckpts:
@@ -144,8 +148,8 @@ class Trainer:
         for _, path in reversed(ckpts):
             try:
                 meta, tensors = read_checkpoint(path)
-            except CorruptCheckpointError as e:
-                self.log(f"skipping incomplete checkpoint: {e}")
+            except CheckpointError as e:  # read without a core: a fault of the file itself
+                self.log(f"skipping incomplete or unreadable checkpoint: {e}")
                 continue
             if meta["kind"] != "checkpoint" or meta.get("pool") is None:
                 self.log(f"skipping {path!r}: a {meta['kind']} file, not a training checkpoint")
@@ -158,7 +162,7 @@ class Trainer:
             except CheckpointError as e:
                 raise CheckpointError(f"cannot resume: {e}") from None
             return path, meta, tensors
-        raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is complete; "
+        raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is readable; "
                               "choose another run_dir")
 
     def _build(self, resume) -> None:

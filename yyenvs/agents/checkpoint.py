@@ -46,6 +46,9 @@ OPTIMIZER_SLOTS = ("step", "exp_avg", "exp_avg_sq")
 METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observation_shape", "num_actions",
                    "num_players", "num_timesteps", "n_updates", "elapsed_s", "tensors_sha256", "policy",
                    "pool", "config", "algo", "dtype")
+NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
+#: the most parameters a described network may have (1 GiB of float32)
+MAX_PARAMETERS = 1 << 28
 SNAPSHOT_RE = re.compile(r"step_\d{10}\.safetensors")
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -98,6 +101,13 @@ class _Fields:
     def fail(self, key, msg):
         name = f"{self.prefix}{key}" if key else (self.prefix.rstrip(".") or "metadata")
         raise CheckpointError(f"{self.where}: field {name!r}: {msg}")
+
+    def known(self, names) -> None:
+        """Refuse keys outside ``names``, with a did-you-mean."""
+        unknown = sorted(set(self.obj) - set(names))
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], list(names), n=1)
+            self.fail(unknown[0], "unknown field" + (f" (did you mean {close[0]!r}?)" if close else ""))
 
     def get(self, key, required=True):
         if key not in self.obj:
@@ -166,10 +176,7 @@ def _type(v) -> str:
 def check_metadata(meta, where: str = "checkpoint") -> dict:
     """Validate every field a loader uses; raise :class:`CheckpointError` naming the first bad one."""
     f = _Fields(meta, where)
-    unknown = sorted(set(meta) - set(METADATA_FIELDS))
-    if unknown:
-        close = difflib.get_close_matches(unknown[0], METADATA_FIELDS, n=1)
-        f.fail(unknown[0], "unknown field" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    f.known(METADATA_FIELDS)
     fmt = f.get("format")
     if fmt != FORMAT:
         f.fail("format", f"expected {FORMAT!r}, got {show(fmt)}")
@@ -192,6 +199,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
     if not re.fullmatch(r"[0-9a-f]{64}", sha):
         f.fail("tensors_sha256", f"expected 64 hexadecimal digits, got {show(sha)}")
     net = f.sub("policy")
+    net.known(NETWORK_FIELDS)
     net.str("class", ("FastMaskablePolicy",))
     net.int_list("net_arch", max_len=16)
     net.str("activation", ACTIVATIONS)
@@ -214,10 +222,10 @@ def check_pool_state(pool: dict, where: str) -> dict:
         f.fail("entries", f"expected a list, got {_type(entries)}")
     for k, e in enumerate(entries):
         ef = _Fields(e, where, f"pool.entries[{k}].")
+        ef.known(("name", "kind", "step", "path", "active", "games", "results"))
         ef.str("name")
         kind = ef.str("kind", ("latest", "baseline", "snapshot"))
-        step = ef.get("step")
-        if step is not None:
+        if kind == "snapshot" or ef.get("step") is not None:
             ef.int("step")
         path = ef.get("path")
         if kind == "snapshot" and (not isinstance(path, str) or not SNAPSHOT_RE.fullmatch(path)):
@@ -227,9 +235,12 @@ def check_pool_state(pool: dict, where: str) -> dict:
         results = ef.get("results")
         if not isinstance(results, list) or any(r not in (-1, 0, 1) or isinstance(r, bool) for r in results):
             ef.fail("results", "expected a list of game results -1, 0 or 1")
+    f.known(("entries", "rng"))
     rng = f.sub("rng")
+    rng.known(("bit_generator", "state", "has_uint32", "uinteger"))
     rng.str("bit_generator", ("PCG64",))
     inner = rng.sub("state")
+    inner.known(("state", "inc"))
     inner.int("state", 0, 2**128 - 1)
     inner.int("inc", 0, 2**128 - 1)
     rng.int("has_uint32", 0, 1)
@@ -275,6 +286,7 @@ def write_checkpoint(path, tensors: dict, meta: dict) -> dict:
     A write error leaves any earlier file at ``path`` untouched and raises
     :class:`CheckpointError` with the reason (e.g. no space left on device).
     """
+    from safetensors import SafetensorError
     from safetensors.torch import save_file
     path = checkpoint_path(path)
     tensors = {k: v.detach().cpu().contiguous() for k, v in tensors.items()}
@@ -288,9 +300,10 @@ def write_checkpoint(path, tensors: dict, meta: dict) -> dict:
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except OSError as e:
+    except (OSError, SafetensorError) as e:  # safetensors reports I/O failures with its own type
         _remove_quietly(tmp)
-        raise CheckpointError(f"could not write checkpoint {path!r}: {e.strerror or e}") from None
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else " ".join(str(e).split())
+        raise CheckpointError(f"could not write checkpoint {path!r}: {reason}") from None
     return meta
 
 
@@ -368,6 +381,9 @@ def read_checkpoint(path, core: GameCore | None = None) -> tuple[dict, dict]:
         tensors = load_file(path)
     except Exception as e:  # safetensors' error for bad offsets or dtypes
         raise CorruptCheckpointError(f"checkpoint {path!r} has unreadable tensors: {e}") from None
+    stray = sorted(k for k in tensors if not k.startswith(("policy/", "optimizer/")))
+    if stray:
+        raise CheckpointError(f"checkpoint {path!r} holds an unexpected tensor {stray[0]!r}")
     if tensors_sha256(tensors) != meta["tensors_sha256"]:
         raise CorruptCheckpointError(f"checkpoint {path!r} is corrupt: its tensors do not match the "
                                      "SHA-256 recorded in it (truncated or altered file)")
@@ -407,10 +423,11 @@ def load_policy_tensors(policy, tensors: dict, what: str) -> None:
         if tuple(t.shape) != tuple(p.shape) or not t.is_floating_point():
             raise CheckpointError(f"{what}: policy tensor {name!r} has shape {tuple(t.shape)} and dtype "
                                   f"{t.dtype}; the network needs {tuple(p.shape)} floats")
+        t = t.to(p.dtype)  # checked after the cast: 1e300 in float64 is inf in float32
         if not torch.isfinite(t).all():
             raise CheckpointError(f"{what}: policy tensor {name!r} holds NaN or infinite values")
         with torch.no_grad():
-            p.copy_(t.to(p.dtype))
+            p.copy_(t)
 
 
 def optimizer_tensors(optimizer) -> dict:
@@ -456,9 +473,19 @@ def load_optimizer_tensors(optimizer, tensors: dict, what: str) -> None:
 def load_policy(path, core: GameCore):
     """The policy network of checkpoint ``path`` (validated against ``core``), in eval mode, and its metadata."""
     meta, tensors = read_checkpoint(path, core)
-    from training.policy import make_policy  # the network's code lives with the trainer
-    policy = make_policy(core, meta["policy"])
-    load_policy_tensors(policy, tensors, f"checkpoint {meta['path']!r}")
+    from training.config import ConfigError
+    from training.policy import actor_parameter_count, make_policy  # the network's code lives with the trainer
+    what = f"checkpoint {meta['path']!r}"
+    try:
+        need = actor_parameter_count(core, meta["policy"])
+        held = sum(t.numel() for k, t in tensors.items() if k.startswith("policy/"))
+        if need > min(held, MAX_PARAMETERS):  # before building: a 100 kB file must not allocate gigabytes
+            raise CheckpointError(f"{what}: its network description needs at least {need} parameters; "
+                                  f"the file holds {held}")
+        policy = make_policy(core, meta["policy"])
+    except ConfigError as e:  # the description does not fit this game
+        raise CheckpointError(f"{what}: {e}") from None
+    load_policy_tensors(policy, tensors, what)
     policy.set_training_mode(False)
     return policy, meta
 
@@ -526,6 +553,24 @@ class PolicyAgent(Agent):
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name}, deterministic={self.deterministic})"
+
+
+#: options naming files: a checkpoint's record of them is not followed (it could point anywhere)
+PATH_OPTIONS = ("data_file",)
+
+
+def core_options(meta: dict, given: dict | None = None) -> dict:
+    """The game options to rebuild a checkpoint's core: the recorded ones, updated by ``given``.
+
+    A recorded file option (a Yin Yang ``data_file``) must be given again by the user,
+    so that a crafted checkpoint cannot make the package open a file of its choosing.
+    """
+    options = {**meta["options"], **(given or {})}
+    for key in PATH_OPTIONS:
+        if meta["options"].get(key) is not None and key not in (given or {}):
+            raise CheckpointError(f"checkpoint {meta['path']!r} was trained with {key}="
+                                  f"{show(meta['options'][key])}; pass that option yourself to use it")
+    return options
 
 
 def checkpoint_label(path) -> str:
