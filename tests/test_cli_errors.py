@@ -44,6 +44,11 @@ def files(tmp_path_factory):
     (d / "afile").write_text("x")
     (d / "utf16.yaml").write_bytes("game: koi\n".encode("utf-16"))
     (d / "list.yaml").write_text("- game\n- koi\n")
+    (d / "deep.yaml").write_text("game_options: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    (d / "bomb.yaml").write_text("game_options:\n  a: &a [x, x, x, x, x, x, x, x, x]\n"
+                                 + "".join(f"  {c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+                                           for p, c in zip("abcdefgh", "bcdefghi")))
+    (d / "dup.yaml").write_text("seed: 1\nseed: 2\n")
     return d
 
 
@@ -74,6 +79,15 @@ CASES = [  # (argv, words the error line must contain); "{d}" is the fixture dir
     (["play", "--game", "yinyang", "--option", "data_file={d}/typo.json"], ["goods.per_knd", "per_kind"]),
     (["play", "--game", "yinyang", "--option", "data_file={d}/none.json"], ["none.json"]),
     (["play", "--frob"], ["--frob"]),
+    (["play", "--games", "1000000000000"], ["--games", "10,000,000"]),
+    (["play", "--agents", "mcts:99999999999999999999", "random", "--games", "2"], ["mcts", "1,000,000"]),
+    (["play", "--option", "action_features=!!python/name:os.system"], ["--option", "tag"]),
+    (["play", "--option", "action_features=&a [1]"], ["--option", "anchor"]),
+    (["play", "--option", "action_features={a: 1, a: 2}"], ["--option", "duplicate"]),
+    (["play", "--option", f"action_features={2**64}"], ["--option", "64 bits"]),
+    (["play", "--option", "action_features=" + "[" * 100_000], ["--option", "64 levels"]),
+    (["play", "--option", "action_features=" + "- " * 1000 + "1"], ["--option", "64 levels"]),
+    (["bench", "--batches", "100000000000"], ["--batches", "1,048,576"]),
     (["bench", "--batches", "0"], ["--batches", "'0'"]),
     (["bench", "--batches", "64", "-1"], ["--batches", "'-1'"]),
     (["bench", "--batches", "1.5"], ["--batches", "'1.5'"]),
@@ -108,6 +122,19 @@ TRAIN_CASES = [  # config errors: the training extra must be importable
     (["train", "--config", "{d}/list.yaml"], ["list.yaml", "mapping"]),
     (["train", "--config", "{d}/none.yaml"], ["none.yaml"]),
     (["train", "--config", "/dev/zero"], ["/dev/zero"]),
+    (["train", "--config", "{d}/deep.yaml"], ["deep.yaml", "64 levels"]),
+    (["train", "--config", "{d}/bomb.yaml"], ["bomb.yaml", "anchor"]),
+    (["train", "--config", "{d}/dup.yaml"], ["dup.yaml", "duplicate", "seed"]),
+    (["train", "game_options.board_size=" + "[" * 100_000], ["board_size", "64 levels"]),
+    (["train", "num_envs=1000000000000"], ["num_envs", "1048576"]),
+    (["train", "ppo.net_arch=[1000000000]"], ["ppo.net_arch", "65536"]),
+    (["train", "ppo.net_arch=[65536, 65536]"], ["ppo.net_arch", "weights"]),
+    (["train", "ppo.cnn_channels=[5000]"], ["ppo.cnn_channels", "4096"]),
+    (["train", "selfplay.baselines=[mcts:99999999999999999999]"], ["selfplay.baselines", "1,000,000"]),
+    (["train", "selfplay.baselines=[mcts:1000001]"], ["selfplay.baselines", "1,000,000"]),
+    (["train", "eval.games=1000000000000"], ["eval.games", "10000000"]),
+    (["train", "eval.final_games=1000000000000"], ["eval.final_games", "10000000"]),
+    (["train", "ppo.n_steps=100000", "num_envs=100000"], ["ppo.n_steps", "num_envs", "16,777,216"]),
 ]
 
 
@@ -116,6 +143,22 @@ def test_train_config_error_is_one_line(argv, words, files, capsys):
     pytest.importorskip("sb3_contrib")
     argv = [a.replace("{d}", str(files)) for a in argv]
     assert_one_line_error(*run_cli(argv, capsys), *words)
+
+
+def test_deep_config_is_refused_quickly(files, capsys):
+    pytest.importorskip("sb3_contrib")
+    import time
+    t = time.perf_counter()
+    assert_one_line_error(*run_cli(["train", "--config", f"{files}/deep.yaml"], capsys), "64 levels")
+    assert time.perf_counter() - t < 5
+
+
+def test_bounds_still_accept_their_limits():
+    from yyenvs.cli import MAX_BATCH, MAX_GAMES, batch_int, bounded_int, games_int
+    assert games_int(str(MAX_GAMES)) == MAX_GAMES and batch_int(str(MAX_BATCH)) == MAX_BATCH
+    import argparse
+    with pytest.raises(argparse.ArgumentTypeError, match="from 3 to 5"):
+        bounded_int(3, 5)("6")
 
 
 def test_eval_unknown_entrant_is_one_line(capsys):

@@ -16,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from training.config import FLAT_DEFAULTS, SECTIONS, ConfigError, load_config, parse_override
+from training.config import FLAT_DEFAULTS, SECTIONS, ConfigError, load_config, parse_override, read_config_file
+from yyenvs.cli import parse_option
+from yyenvs.core.contract import OptionError
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE, MAX_BYTES, DataFileError, load_data, validate
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -381,3 +383,116 @@ def test_good_opponents_and_shares_accepted():
     assert cfg["eval"]["opponents"][-1] == "mcts:16"
     with pytest.raises(ConfigError, match="selfplay.baseline_share"):
         load_config(None, ["selfplay.latest=0.6", "selfplay.baseline_share=0.5"])
+
+
+# --- the shared KEY=VALUE parser and read_config_file ------------------------------------
+
+@FAST
+@given(st.text(max_size=80))
+def test_parse_option_never_crashes(text):
+    try:
+        key, _ = parse_option(text)
+    except OptionError as e:
+        assert "\n" not in str(e) and str(e).startswith("--option")
+    else:
+        assert key
+
+
+@pytest.mark.parametrize("text, words", [
+    ("x", ["KEY=VALUE"]),
+    ("=1", ["KEY=VALUE"]),
+    ("k=[", ["not valid YAML"]),
+    ("k=!!python/name:os.system", ["tag"]),
+    ("k=!!binary aGk=", ["tag"]),
+    ("k=&a [1, *a]", ["anchor"]),
+    ("k=[*a]", ["alias"]),
+    ("k={a: 1, a: 2}", ["duplicate", "'a'"]),
+    ("k=" + "9" * 200, ["too long"]),
+    (f"k={2**63}", ["64 bits"]),
+    (f"k=[{-2**63 - 1}]", ["64 bits"]),
+    ("k=" + "[" * 65 + "]" * 65, ["64 levels"]),
+    ("k=" + "{a: " * 65 + "1" + "}" * 65, ["64 levels"]),
+    ("k=" + "[" * 100_000, ["64 levels"]),
+])
+def test_parse_option_refuses(text, words):
+    with pytest.raises(OptionError) as e:
+        parse_option(text)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_parse_option_accepts():
+    assert parse_option("board_size=7") == ("board_size", 7)
+    assert parse_option(" k =[1, {a: b}]") == ("k", [1, {"a": "b"}])
+    assert parse_option("k=") == ("k", "")
+    assert parse_option("k='[[[&*!'") == ("k", "[[[&*!")
+    assert parse_option("k=" + "[" * 64 + "]" * 64)[0] == "k"
+    assert parse_option(f"k={2**63 - 1}") == ("k", 2**63 - 1)
+
+
+def test_deep_override_refused_quickly():
+    import time
+    t = time.perf_counter()
+    with pytest.raises(ConfigError, match="64 levels"):
+        parse_override("game_options=" + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ConfigError, match="64 levels"):
+        load_config(None, ["game_options.x=" + "{a: " * 100 + "1" + "}" * 100])
+    assert time.perf_counter() - t < 2
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: p.write_text("a: [\n"), ["not valid YAML"]),
+    (lambda p: p.write_text("- a\n- b\n"), ["mapping"]),
+    (lambda p: p.write_text("seed: !!python/name:os.system\n"), ["tag"]),
+    (lambda p: p.write_bytes(b"seed: \xff\xfe\n"), ["UTF-8"]),
+    (lambda p: p.write_text("a: &a [1]\nb: *a\n"), ["anchor"]),
+    (lambda p: p.write_text("seed: 1\nseed: 2\n"), ["duplicate", "seed"]),
+    (lambda p: p.write_text("ppo:\n  n_steps: 1\n  n_steps: 2\n"), ["duplicate", "n_steps"]),
+    (lambda p: p.write_text("game_options: " + "[" * 100_000 + "]" * 100_000), ["64 levels"]),
+    (lambda p: p.write_text("1: 2\n"), ["string"]),
+    (lambda p: os.mkfifo(p), ["not a regular file"]),
+    (lambda p: p.mkdir(), ["not a regular file"]),
+])
+def test_read_config_file_refuses(tmp_path, make, words):
+    p = tmp_path / "quick.yaml"
+    make(p)
+    with pytest.raises(ConfigError) as e:
+        read_config_file(str(p))
+    assert str(p) in str(e.value)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+
+
+def test_read_config_file_reads_a_mapping(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("")
+    assert read_config_file(str(p)) == {}
+    p.write_text("seed: 3\nppo: {n_steps: 8}\n")
+    assert read_config_file(str(p)) == {"seed": 3, "ppo": {"n_steps": 8}}
+    quick = os.path.join(os.path.dirname(__file__), "..", "configs", "quick.yaml")
+    assert isinstance(read_config_file(quick), dict)
+    for name in ("koi", "yinyang", "yoxii"):
+        load_config(os.path.join(os.path.dirname(__file__), "..", "configs", f"{name}.yaml"))
+
+
+@pytest.mark.parametrize("override, key", [
+    ("num_envs=1048577", r"num_envs.*\[1, 1048576\]"),
+    ("ppo.n_steps=16777217", r"ppo\.n_steps.*\[1, 16777216\]"),
+    ("ppo.net_arch=[65537]", "ppo.net_arch"),
+    ("ppo.net_arch=[" + ", ".join(["8"] * 65) + "]", "ppo.net_arch"),
+    ("ppo.cnn_channels=[4097]", "ppo.cnn_channels"),
+    ("eval.opponents=[mcts:1000001]", "eval.opponents"),
+    ("eval.games=10000001", "eval.games"),
+    ("eval.table_games=10000001", "eval.table_games"),
+    ("selfplay.window=10000001", "selfplay.window"),
+])
+def test_sizes_are_bounded(override, key):
+    with pytest.raises(ConfigError, match=key if "\\" in key else key.replace(".", r"\.")):
+        load_config(None, [override])
+
+
+def test_size_bounds_accept_their_limits():
+    cfg = load_config(None, ["num_envs=1048576", "ppo.n_steps=16", "ppo.net_arch=[65536]",
+                             "ppo.cnn_channels=[4096]", "eval.opponents=[mcts:1000000]", "eval.games=10000000"])
+    assert cfg["num_envs"] == 1048576 and cfg["ppo"]["net_arch"] == [65536]

@@ -8,7 +8,8 @@ of the wrong type or outside :data:`RANGES` / :data:`CHOICES` (NaN and
 infinities never pass), opponent names that no agent has, and a ``run_dir``
 that cannot be a directory are refused with a :class:`ConfigError` naming the
 key.  A config file must be a YAML mapping, UTF-8, at most :data:`MAX_FILE_BYTES`,
-without YAML tags.  Game options (``game_options``) are checked by the game core.
+without YAML tags, anchors/aliases or duplicate keys, nested at most 64 levels
+(:func:`read_config_file`); override values obey the same YAML rules.  Game options (``game_options``) are checked by the game core.
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ import os
 import re
 import stat
 
-import yaml
-
+from yyenvs.agents.mcts import MAX_SIMULATIONS
+from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml
 from yyenvs.core.contract import OptionError, show
 from yyenvs.games import GAMES
 
@@ -88,30 +89,43 @@ DEFAULTS: dict = {
 
 MAX_FILE_BYTES = 2**20
 INT_LIMIT = 2**63  # every integer must fit an int64 (numpy, torch)
+MAX_WIDTH = 65_536     # a hidden layer (checkpoints refuse wider)
+MAX_CHANNELS = 4096    # a conv layer
+MAX_LAYERS = 64        # entries of ppo.net_arch / ppo.cnn_channels
+MAX_WEIGHTS = 2**30    # sum of width_i * width_(i+1) over the hidden layers
+MAX_ROLLOUT = 2**24    # ppo.n_steps * num_envs decisions held in the rollout buffer
 
 # The allowed interval of every numeric key: "[" / "]" include the bound, "(" / ")" exclude it.
 RANGES = {
     "seed": f"[0, {INT_LIMIT})", "total_timesteps": "[1, inf)", "max_minutes": "[0, inf)",
-    "num_envs": "[1, inf)", "torch_threads": "[1, 1024]",
-    "ppo.n_steps": "[1, inf)", "ppo.batch_size": "[2, inf)", "ppo.n_epochs": "[1, inf)",
+    "num_envs": f"[1, {MAX_BATCH}]", "torch_threads": "[1, 1024]",
+    "ppo.n_steps": f"[1, {MAX_ROLLOUT}]", "ppo.batch_size": f"[2, {MAX_ROLLOUT}]", "ppo.n_epochs": "[1, 100000]",
     "ppo.learning_rate": "(0, inf)", "ppo.gamma": "[0, 1]", "ppo.gae_lambda": "[0, 1]",
     "ppo.clip_range": "(0, inf)", "ppo.ent_coef": "[0, inf)", "ppo.vf_coef": "[0, inf)",
     "ppo.max_grad_norm": "(0, inf)", "ppo.target_kl": "[0, inf)", "ppo.reward_shaping": "[0, inf)",
     "selfplay.latest": "[0, 1]", "selfplay.baseline_share": "[0, 1]", "selfplay.snapshot_every": "[1, inf)",
-    "selfplay.max_snapshots": "[0, inf)", "selfplay.pfsp_power": "[0, inf)", "selfplay.pfsp_floor": "[0, 1]",
-    "selfplay.window": "[1, inf)",
+    "selfplay.max_snapshots": "[0, 10000]", "selfplay.pfsp_power": "[0, inf)", "selfplay.pfsp_floor": "[0, 1]",
+    "selfplay.window": f"[1, {MAX_GAMES}]",
     "checkpoint.every": "[1, inf)",
-    "eval.every": "[0, inf)", "eval.games": "[2, inf)", "eval.final_games": "[0, inf)",
-    "eval.table_games": "[0, inf)", "eval.table_snapshots": "[0, inf)",
+    "eval.every": "[0, inf)", "eval.games": f"[2, {MAX_GAMES}]", "eval.final_games": f"[0, {MAX_GAMES}]",
+    "eval.table_games": f"[0, {MAX_GAMES}]", "eval.table_snapshots": "[0, 1000]",
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh")}
-OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]*)?")
+OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]{0,6})?")
+
+
+def _opponent_ok(x) -> bool:
+    m = OPPONENT.fullmatch(x) if isinstance(x, str) else None
+    return m is not None and (m.group(1) is None or int(m.group(1)[1:]) <= MAX_SIMULATIONS)
+
+
 # list keys -> (what each entry must be, a test of one entry)
 LIST_ENTRIES = {
-    "ppo.net_arch": ("a positive layer width", lambda x: _is_int(x) and 0 < x < INT_LIMIT),
-    "ppo.cnn_channels": ("a positive channel count", lambda x: _is_int(x) and 0 < x < INT_LIMIT),
-    "selfplay.baselines": ("an opponent (random, greedy, mcts or mcts:<positive int>)",
-                           lambda x: isinstance(x, str) and OPPONENT.fullmatch(x) is not None),
+    "ppo.net_arch": (f"a layer width from 1 to {MAX_WIDTH}", lambda x: _is_int(x) and 0 < x <= MAX_WIDTH),
+    "ppo.cnn_channels": (f"a channel count from 1 to {MAX_CHANNELS}",
+                         lambda x: _is_int(x) and 0 < x <= MAX_CHANNELS),
+    "selfplay.baselines": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,})",
+                           _opponent_ok),
 }
 LIST_ENTRIES["eval.opponents"] = LIST_ENTRIES["selfplay.baselines"]
 FREE_DICTS = {"game_options"}
@@ -131,18 +145,19 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _flat(d: dict, prefix: str = "") -> dict:
+def flat_config(d: dict, prefix: str = "") -> dict:
+    """``{"ppo": {"gamma": 0.9}}`` as ``{"ppo.gamma": 0.9}`` (free mappings such as game_options stay whole)."""
     out = {}
     for k, v in d.items():
         key = f"{prefix}{k}"
         if isinstance(v, dict) and key not in FREE_DICTS:
-            out.update(_flat(v, key + "."))
+            out.update(flat_config(v, key + "."))
         else:
             out[key] = v
     return out
 
 
-FLAT_DEFAULTS = _flat(DEFAULTS)
+FLAT_DEFAULTS = flat_config(DEFAULTS)
 SECTIONS = {k.rsplit(".", 1)[0] for k in FLAT_DEFAULTS if "." in k}  # ppo, selfplay, ...
 
 
@@ -190,6 +205,11 @@ def _check_value(key: str, value, default):
             for x in value:
                 if not ok(x):
                     raise ConfigError(f"config key {key!r}: entry {show(x)} is not {what}")
+            if key.startswith("ppo.") and len(value) > MAX_LAYERS:
+                raise ConfigError(f"config key {key!r}: at most {MAX_LAYERS} layers, got {len(value)}")
+            if key == "ppo.net_arch" and sum(a * b for a, b in zip(value, value[1:])) > MAX_WEIGHTS:
+                raise ConfigError(f"config key {key!r}: the hidden layers {show(value)} would have more "
+                                  f"than 2**30 weights (sum of width_i * width_i+1)")
     elif isinstance(default, dict):
         if not isinstance(value, dict):
             raise bad("a mapping")
@@ -227,15 +247,9 @@ def merge(cfg: dict, overrides: dict, prefix: str = "") -> dict:
 
 
 def _yaml(text: str, what: str):
-    """``yaml.safe_load`` of ``text``; explicit tags (``!!python/...``, ``!!binary``, ...) are refused."""
-    try:
-        tagged = any(isinstance(t, yaml.TagToken) for t in yaml.scan(text, Loader=yaml.SafeLoader))
-        value = None if tagged else yaml.safe_load(text)
-    except (yaml.YAMLError, ValueError, RecursionError) as e:  # an int too long, nesting too deep
-        raise ConfigError(f"{what} is not valid YAML: {' '.join(str(e).split())[:300]}") from None
-    if tagged:
-        raise ConfigError(f"{what} uses a YAML tag ('!...'); tags are not allowed in configs")
-    return value
+    """Untrusted YAML ``text`` parsed by :func:`yyenvs.cli.load_yaml`: no tags, anchors or
+    aliases, duplicate keys, nesting deeper than 64 levels or over-long integers."""
+    return load_yaml(text, what, ConfigError)
 
 
 def _read_file(path: str) -> str:
@@ -261,6 +275,25 @@ def _read_file(path: str) -> str:
         raise ConfigError(f"{where} is not UTF-8 text ({e}); save it as UTF-8") from None
 
 
+def read_config_file(path: str) -> dict:
+    """The mapping in the YAML config file ``path``, checked as :func:`load_config` checks it.
+
+    A regular file of at most :data:`MAX_FILE_BYTES`, UTF-8, valid YAML without tags,
+    anchors/aliases, duplicate keys or nesting deeper than 64 levels, whose top level is a
+    mapping with string keys (an empty file is ``{}``); otherwise :class:`ConfigError`
+    naming the file.  Keys and values are not checked against :data:`DEFAULTS` here.
+    """
+    where = f"config file {path!r}"
+    data = _yaml(_read_file(path), where)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: a config must be a mapping of config keys, got {show(data)}")
+    if not all(isinstance(k, str) for k in data):
+        raise ConfigError(f"{where}: every top-level key must be a string")
+    return data
+
+
 def _check_run_dir(run_dir: str) -> None:
     """``run_dir`` must be a directory or creatable as one (not under or at a file)."""
     if not run_dir.strip() or "\0" in run_dir:
@@ -275,6 +308,9 @@ def _check_run_dir(run_dir: str) -> None:
 
 def _check_whole(cfg: dict) -> None:
     """Checks across keys (each key alone is checked by _check_value)."""
+    if cfg["ppo"]["n_steps"] * cfg["num_envs"] > MAX_ROLLOUT:
+        raise ConfigError(f"config keys 'ppo.n_steps' ({cfg['ppo']['n_steps']}) * 'num_envs' ({cfg['num_envs']}) "
+                          f"must not exceed {MAX_ROLLOUT:,} (the rollout buffer)")
     sp = cfg["selfplay"]
     if sp["latest"] + sp["baseline_share"] > 1:
         raise ConfigError(f"config keys 'selfplay.latest' ({sp['latest']}) + 'selfplay.baseline_share' "
@@ -294,8 +330,7 @@ def load_config(path: str | None = None, overrides=()) -> dict:
     """Defaults, then the YAML file ``path``, then ``KEY=VALUE`` overrides."""
     cfg = copy.deepcopy(DEFAULTS)
     if path:
-        data = _yaml(_read_file(path), f"config file {path!r}")
-        data = {} if data is None else data  # an empty file
+        data = read_config_file(path)
         try:
             merge(cfg, data)  # refuses a file that is not a mapping
         except ConfigError as e:

@@ -27,7 +27,7 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like_checkpoint, read_metadata
-from yyenvs.cli import ArgumentParser, one_line, positive_int, seed_int
+from yyenvs.cli import ArgumentParser, games_int, one_line, parse_option, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.games import available_games, make_core
 from training.ratings import bradley_terry, pairwise_from_scores, wilson_interval
@@ -249,11 +249,6 @@ def write_outputs(result: dict, out_dir: str) -> dict:
 
 
 # --- the command ---------------------------------------------------------------------
-def _parse_value(text: str):
-    import yaml
-    return yaml.safe_load(text)
-
-
 def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
@@ -262,7 +257,7 @@ def main(argv=None) -> int:
                    "default: the game of the first checkpoint")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="game option (default: the options of the first checkpoint)")
-    p.add_argument("--games", type=positive_int, default=200, help="games per pair (default 200)")
+    p.add_argument("--games", type=games_int, default=200, help="games per pair (default 200)")
     p.add_argument("--seed", type=seed_int, default=0)
     p.add_argument("--sample", action="store_true",
                    help="checkpoints sample from their policy instead of taking the argmax")
@@ -278,12 +273,7 @@ def main(argv=None) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out {args.out!r} is a file; give a directory")
     try:
-        given = {}
-        for kv in args.option:
-            k, sep, v = kv.partition("=")
-            if not sep:
-                p.error(f"--option needs KEY=VALUE, got {kv!r}")
-            given[k] = _parse_value(v)
+        given = dict(parse_option(kv) for kv in args.option)
         # game and options default to the first checkpoint's (a file option it names must be given again)
         meta = next((read_metadata(spec) for spec in args.entrants if looks_like_checkpoint(spec)), None)
         if game is None and meta is None:

@@ -380,25 +380,15 @@ def main(argv=None) -> int:
 
 def _quick_overrides(config_path) -> list:
     """The quick demo's settings, from configs/quick.yaml next to the given config."""
-    import yaml
+    from training.config import flat_config, read_config_file
     base = os.path.dirname(config_path) if config_path else "configs"
     path = os.path.join(base, "quick.yaml")
     if not os.path.exists(path):
         raise ConfigError(f"--quick needs {path!r}")
-    with open(path) as f:
-        data = yaml.safe_load(f) or {}
+    data = read_config_file(path)
     data.pop("game", None)
     data.pop("game_options", None)  # those belong to the quick file's own game
-    flat = []
-
-    def walk(d, prefix=""):
-        for k, v in d.items():
-            if isinstance(v, dict) and k != "game_options":
-                walk(v, f"{prefix}{k}.")
-            else:
-                flat.append((f"{prefix}{k}", v))
-    walk(data)
-    return flat
+    return list(flat_config(data).items())
 
 
 if __name__ == "__main__":

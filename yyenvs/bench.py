@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from yyenvs.agents.base import sample_legal
-from yyenvs.cli import ArgumentParser, positive_float, positive_int, run
+from yyenvs.cli import ArgumentParser, batch_int, positive_float, positive_int, run
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
 from yyenvs.games import available_games, make_core
@@ -119,7 +119,7 @@ def compile_times(game: str, options: dict) -> tuple[float, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all available)")
-    parser.add_argument("--batches", nargs="+", type=positive_int, default=[1, 64, 1024, 4096])
+    parser.add_argument("--batches", nargs="+", type=batch_int, default=[1, 64, 1024, 4096])
     parser.add_argument("--seconds", type=positive_float, default=0.5, help="length of one timed window")
     parser.add_argument("--repeats", type=positive_int, default=5, help="timed windows per figure (median)")
     parser.add_argument("--compile", action="store_true", help="also time numba compilation (cold/warm)")

@@ -8,10 +8,9 @@ import sys
 import time
 
 import numpy as np
-import yaml
 
 from yyenvs.agents import BASELINES, make_agent
-from yyenvs.cli import ArgumentParser, positive_int, run, seed_int
+from yyenvs.cli import ArgumentParser, games_int, parse_option, run, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.core.rng import seeds_from
 from yyenvs.games import available_games, make_core
@@ -61,20 +60,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="yoxii", choices=available_games())
     parser.add_argument("--agents", nargs=2, default=["greedy", "random"], metavar=("A", "B"),
                         help="two agents: random, greedy, mcts[:n] or a checkpoint path")
-    parser.add_argument("--games", type=positive_int, default=1000)
+    parser.add_argument("--games", type=games_int, default=1000)
     parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option, e.g. --option board_size=7 (repeatable)")
     args = parser.parse_args(argv)
     options = {}
     for item in args.option:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--option expects KEY=VALUE, got {item!r}")
         try:
-            options[key] = yaml.safe_load(value)
-        except (yaml.YAMLError, ValueError, RecursionError) as e:  # also: an int too long, nesting too deep
-            parser.error(f"--option {item!r}: the value is not valid YAML ({e})")
+            key, value = parse_option(item)
+        except OptionError as e:
+            parser.error(str(e))
+        options[key] = value
     core = make_core(args.game, **options)
     if core.num_players != 2:
         parser.error(f"play needs a two-player game; {args.game} with these options has "
