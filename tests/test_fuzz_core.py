@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from yyenvs.agents import RandomAgent
+from yyenvs.agents import RandomAgent, make_agent
 from yyenvs.core.aec import aec_factories
 from yyenvs.core.contract import IllegalActionError, OpponentError, OptionError, show
 from yyenvs.core.vector import GameVectorEnv
@@ -155,7 +155,8 @@ def one_bad(draw, good):
     values[draw(st.integers(0, len(values) - 1))] = draw(junk)
     how = draw(st.sampled_from(["list", "numpy", "float64", "uint64"]))
     try:
-        return values if how == "list" else np.array(values, dtype=None if how == "numpy" else how)
+        with np.errstate(invalid="ignore", over="ignore"):  # building the junk is not under test
+            return values if how == "list" else np.array(values, dtype=None if how == "numpy" else how)
     except (ValueError, TypeError, OverflowError):  # the dtype cannot hold them all
         return values
 
@@ -209,8 +210,9 @@ def test_step_takes_integers_and_refuses_the_rest(game, data, pos):
     with pytest.raises(IllegalActionError) as err:
         core.step(state, actions)
     msg = str(err.value)
-    if ints is None:
-        assert "shape" in msg or named(msg, bad), msg
+    if ints is None:  # an object array is refused by its dtype
+        assert "shape" in msg or named(msg, bad) or (
+            isinstance(actions, np.ndarray) and "numeric array, got dtype object" in msg), msg
     else:
         assert any(f"row {i}" in msg for i in wrong), msg
     assert_unchanged(before, state)
@@ -454,7 +456,7 @@ def reset_oracle(seed, options, P):
     s = as_python(seed)
     if seed is not None and (isinstance(s, bool) or not isinstance(s, int)):
         return TypeError
-    if seed is not None and s < 0:
+    if seed is not None and not 0 <= s < 2**64:  # 2**64 would wrap onto seed 0
         return ValueError
     if options is None:
         return None
@@ -741,3 +743,158 @@ def test_koi_max_plies_fits_int32():
     with pytest.raises(OptionError, match="max_plies.*int32"):
         make_core("koi", max_plies=2**63)
     make_core("koi", max_plies=2**31 - 1)
+
+
+# -- states of another core, odd masks, bounded messages and sizes ---------------------------------
+def test_a_state_of_another_core_is_refused_before_any_kernel():
+    two, four = make_core("yinyang", num_players=2), make_core("yinyang", num_players=4)
+    state = two.init(np.arange(64))
+    before = snapshot(state)
+    for call in (lambda: four.legal_action_mask(state), lambda: four.step(state, np.full(64, -1)),
+                 lambda: four.heuristic(state, 3), lambda: four.observe(state, 3),
+                 lambda: four.scores(state), lambda: four.solo_level(state),
+                 lambda: four.render_ansi(state)):
+        with pytest.raises(ValueError, match="state field rewards has shape"):
+            call()
+    assert_unchanged(before, state)
+    small, big = make_core("koi", board_size=5), make_core("koi", board_size=19)
+    koi5 = small.init(np.arange(3))
+    for call in (lambda: big.legal_action_mask(koi5), lambda: big.observe(koi5, 0),
+                 lambda: big.heuristic(koi5, 0), lambda: big.count_moves(koi5, 0),
+                 lambda: big.step(koi5, np.full(3, -1)), lambda: big.to_text(koi5)):
+        with pytest.raises(ValueError, match="state field board has shape"):
+            call()
+    yoxii = make_core("yoxii", action_features=True)
+    for call in (lambda: yoxii.action_features(koi5, 0), lambda: yoxii.observe(koi5, 0),
+                 lambda: yoxii.step(koi5, [0, 0, 0])):
+        with pytest.raises(ValueError, match="expected a YoxiiState"):
+            call()
+    # a state built by hand: a field of another dtype, a field with another number of rows
+    ok = big.init(np.arange(2))
+    for name, value in (("board", ok.board.astype(np.int16)), ("koi", ok.koi[:1]),
+                        ("fry", ok.fry.tolist())):
+        bad = type(ok)(**{**vars(ok), name: value})
+        with pytest.raises(ValueError, match=f"state field {name} "):
+            big.legal_action_mask(bad)
+    big.legal_action_mask(ok)  # and the right one still plays
+
+
+def test_a_checked_state_is_stamped_and_copies_keep_the_stamp():
+    core, other = make_core("koi"), make_core("koi")
+    state = core.init(np.arange(4))
+    assert getattr(state, "_layout", None) is None
+    core.legal_action_mask(state)
+    stamp = core.state_layout()
+    assert state._layout is stamp and list(vars(state)) == [f for f in vars(state) if f != "_layout"]
+    assert state.copy()._layout is stamp and state.take([0, 2])._layout is stamp
+    assert state.take(state.done | True)._layout is stamp
+    assert getattr(state.take(0), "_layout", None) is None  # no batch axis: not this layout
+    assert type(state).concatenate([state, state.copy()])._layout is stamp
+    assert getattr(type(state).concatenate([state, core.init([9])]), "_layout", None) is None
+    other.observe(state, 0)  # equal layout, other core: checked in full once, then stamped anew
+    assert state._layout is other.state_layout()
+    clone = state.copy()
+    clone.board = clone.board[:, :9]  # unsupported, but a fresh core still catches it
+    with pytest.raises(ValueError, match="board"):
+        make_core("koi").legal_action_mask(clone)
+
+
+def test_random_agent_reads_bool_masks_with_odd_bytes_as_true():
+    core = core_of("koi")
+    state = core.init(np.arange(64))
+    raw = np.zeros((64, core.num_actions), np.uint8)
+    raw[:, 5] = 255
+    raw[::2, 17] = 2
+    mask = raw.view(bool)
+    for agent in (RandomAgent(core, 0), make_agent("greedy", core, 0)):
+        actions = agent(state, mask)
+        assert set(actions[1::2].tolist()) == {5} and set(actions[::2].tolist()) <= {5, 17}, agent
+    assert raw[0, 5] == 255  # the caller's mask is left alone
+
+
+def _bomb(depth=22):
+    value = []
+    for _ in range(depth):  # a YAML alias bomb: a few hundred bytes, a repr of 2**depth lists
+        value = [value, value]
+    return value
+
+
+@pytest.mark.parametrize("game, option", [
+    ("koi", "board_size"), ("koi", "directions"), ("koi", "quick_start"), ("koi", "win_fry"),
+    ("koi", "max_plies"), ("yinyang", "num_players"), ("yinyang", "reward"),
+    ("yinyang", "data_file"), ("yinyang", "board_side"), ("yoxii", "action_features")])
+def test_option_messages_stay_short_for_huge_values(game, option):
+    with pytest.raises(OptionError, match=option) as err:
+        make_core(game, **{option: _bomb()})
+    assert len(str(err.value)) < 400, len(str(err.value))
+
+
+def _in_object_array(value):
+    a = np.empty(1, object)
+    a[0] = value
+    return a
+
+
+def test_agent_and_seed_messages_stay_short_for_huge_values():
+    from yyenvs.agents.mcts import MCTSAgent
+    from yyenvs.core.rng import check_seed, game_seeds
+    core = core_of("yoxii")
+    calls = [lambda: make_agent(_bomb(), core), lambda: check_seed(_bomb()),
+             lambda: game_seeds(_in_object_array(_bomb())),
+             lambda: MCTSAgent(core, rollout=_bomb()), lambda: MCTSAgent(core, c_uct=_bomb())]
+    for call in calls:
+        with pytest.raises((ValueError, TypeError)) as err:
+            call()
+        assert len(str(err.value)) < 400, len(str(err.value))
+    assert len(repr(make_core("koi"))) < 400
+
+
+def test_sizes_are_bounded_at_construction():
+    from yyenvs.agents.mcts import MCTSAgent
+    from yyenvs.core.learner import LearnerBatch
+    core = core_of("yoxii")
+    for spec in ("mcts:99999999999999999999", "mcts:100000000", "mcts:1000001", "mcts:0",
+                 "mcts:", "mcts:" + "9" * 5000):
+        with pytest.raises(OptionError, match="1,000,000"):
+            make_agent(spec, core)
+    assert make_agent("mcts:1000000", core).simulations == 10**6
+    for n in (10**8, 2**70):
+        with pytest.raises(ValueError, match="simulations.*1,000,000"):
+            MCTSAgent(core, simulations=n)
+    with pytest.raises(OptionError, match="1,000,000"):
+        gym.make(GAMES["yoxii"][2], opponent="mcts:99999999999999999999")
+    for n in (2**20 + 1, 2**64):
+        with pytest.raises(OptionError, match="num_envs must be at most"):
+            LearnerBatch(core, n, RandomAgent(core))
+        with pytest.raises(OptionError, match="num_envs must be at most"):
+            GameVectorEnv("yoxii", num_envs=n)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_reviewed_small_cases(game):
+    import warnings
+    core = core_of(game)
+    state = core.init([0])
+    legal = int(np.flatnonzero(core.legal_action_mask(state)[0])[0])
+    with pytest.raises(IllegalActionError, match="actions must be a numeric array, got dtype object"):
+        core.step(state.copy(), np.array([legal], dtype=object))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning (overflow in cast) escapes
+        for form in ([np.float16(legal)], [np.float32(legal)], np.array([legal], np.float16)):
+            core.step(state.copy(), form)
+        with pytest.raises(IllegalActionError):
+            core.step(state.copy(), [np.float16(np.inf)])
+    for spec in ("random:", "greedy:", "random:3", "greedy:x"):
+        with pytest.raises(OptionError, match="takes no argument"):
+            make_agent(spec, core)
+        with pytest.raises(OptionError, match="takes no argument"):
+            gym.make(GAMES[game][2], opponent=spec, **GAME_OPTIONS[game])
+    aec = aec_env(game)
+    for seed in (2**64, 2**64 + 7, 2**100):
+        with pytest.raises(ValueError, match=r"seed.*2\*\*64"):
+            aec.reset(seed=seed)
+        with pytest.raises(ValueError, match=r"seed.*2\*\*64"):
+            gym_env(game).reset(seed=seed)
+        with pytest.raises(ValueError, match=r"seed.*2\*\*64"):
+            RandomAgent(core, seed)
+    aec.reset(seed=2**64 - 1)

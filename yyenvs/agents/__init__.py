@@ -10,7 +10,7 @@ import os
 
 from yyenvs.agents.base import Agent, sample_legal
 from yyenvs.agents.scripted import GreedyAgent, RandomAgent
-from yyenvs.core.contract import GameCore, OptionError
+from yyenvs.core.contract import GameCore, OptionError, show
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "make_agent", "sample_legal", "BASELINES"]
 
@@ -23,20 +23,24 @@ def make_agent(spec, core: GameCore, seed: int = 0):
         return spec
     if not isinstance(spec, (str, os.PathLike)):
         raise OptionError(f"opponent must be a name {BASELINES}, a callable or a checkpoint path; "
-                          f"got {spec!r}")
+                          f"got {show(spec)}")
     spec = os.fspath(spec)
-    name, _, arg = spec.partition(":")
-    if name == "random" and not arg:
+    name, colon, arg = spec.partition(":")
+    if spec == "random":
         return RandomAgent(core, seed)
-    if name == "greedy" and not arg:
+    if spec == "greedy":
         return GreedyAgent(core, seed)
+    if name in ("random", "greedy") and colon:
+        raise OptionError(f"opponent {name!r} takes no argument, got {show(spec)}")
     if name == "mcts":
-        from yyenvs.agents.mcts import MCTSAgent
-        if arg and not (arg.isascii() and arg.isdigit() and int(arg) >= 1):
-            raise OptionError(f"mcts strength must be an integer number of simulations: {spec!r}")
-        return MCTSAgent(core, seed, simulations=int(arg) if arg else None)
+        from yyenvs.agents.mcts import MAX_SIMULATIONS, MCTSAgent
+        if colon and not (arg.isascii() and arg.isdigit() and len(arg) <= 20
+                          and 1 <= int(arg) <= MAX_SIMULATIONS):
+            raise OptionError(f"mcts strength must be 'mcts:<n>' with n an integer number of "
+                              f"simulations from 1 to {MAX_SIMULATIONS:,}, got {show(spec)}")
+        return MCTSAgent(core, seed, simulations=int(arg) if colon else None)
     from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
     if looks_like_checkpoint(spec):
         return load_policy_agent(spec, core, seed)
-    raise OptionError(f"unknown opponent {spec!r}; use one of {BASELINES}, 'mcts:<n>', "
+    raise OptionError(f"unknown opponent {show(spec)}; use one of {BASELINES}, 'mcts:<n>', "
                       "a callable or a checkpoint path")

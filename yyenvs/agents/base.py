@@ -4,9 +4,9 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-from numba import prange
+from numba import njit, prange
 
-from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.contract import BatchState, GameCore, show
 from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import uniform01
 
@@ -25,8 +25,11 @@ class Agent:
     def __init__(self, core: GameCore, seed: int = 0):
         self.core = core
         if isinstance(seed, (bool, np.bool_)):
-            raise TypeError(f"agent seed must be an integer, got {seed!r}")
-        self.seed = np.uint64(operator.index(seed) % (1 << 64))  # numpy integers too
+            raise TypeError(f"agent seed must be an integer, got {show(seed)}")
+        seed = operator.index(seed)  # numpy integers too
+        if not -(1 << 63) <= seed < 1 << 64:  # 2**64 would wrap onto seed 0
+            raise ValueError(f"agent seed must be an integer in [-2**63, 2**64), got {show(seed)}")
+        self.seed = np.uint64(seed % (1 << 64))
 
     def act(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -37,12 +40,17 @@ class Agent:
     def legal_mask(self, state: BatchState, mask) -> np.ndarray:
         """``mask`` as a C-contiguous (B, num_actions) bool array; ValueError if its shape is not that.
 
-        The kernels index it by the state's rows.
+        The kernels index it by the state's rows and count its bytes as 0 / 1,
+        so a bool array holding other bytes (``uint8_array.view(bool)``) is
+        normalised (any non-zero byte is True).
         """
+        was_bool = isinstance(mask, np.ndarray) and mask.dtype == np.bool_
         mask = np.ascontiguousarray(mask, dtype=bool)
         shape = (state.batch_size, self.core.num_actions)
         if mask.shape != shape:
             raise ValueError(f"{self.name}: the legal-action mask must have shape {shape}, got {mask.shape}")
+        if was_bool and _odd_bytes(mask.view(np.uint8).reshape(-1)):  # a cast makes 0 / 1 itself
+            mask = mask.view(np.uint8) != 0
         return mask
 
     def uniforms(self, state: BatchState, salt: int = 0) -> np.ndarray:
@@ -51,6 +59,15 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={int(self.seed)})"
+
+
+@njit(cache=True)
+def _odd_bytes(flat):
+    """Whether a bool array's bytes (``flat``: uint8) hold anything but 0 and 1."""
+    acc = np.uint8(0)
+    for i in range(flat.shape[0]):
+        acc |= flat[i]
+    return acc > 1
 
 
 @batch_kernel

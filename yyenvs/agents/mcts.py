@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from yyenvs.agents.base import Agent, sample_legal
-from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.contract import BatchState, GameCore, show
 from yyenvs.core.rng import hash_u64, uniform01
 
 DEFAULT_SIMULATIONS = 100
@@ -155,17 +155,23 @@ def _group_softmax(z, group, ngroups):
 # --------------------------------------------------------------------------
 # the agent
 # --------------------------------------------------------------------------
-def _count(name, value, least):
+def _count(name, value, least, most=None):
     """An integer option >= ``least`` (2.5 or True would be silently truncated)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < least:
-        raise ValueError(f"mcts: {name} must be an integer >= {least}, got {value!r}")
+        raise ValueError(f"mcts: {name} must be an integer >= {least}, got {show(value)}")
+    if most is not None and value > most:
+        raise ValueError(f"mcts: {name} must be an integer from {least} to {most:,}, got {show(value)}")
     return int(value)
+
+
+#: the most simulations per move: the tree of one row holds simulations + 1 nodes
+MAX_SIMULATIONS = 1_000_000
 
 
 def _finite(name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(value):
-        raise ValueError(f"mcts: {name} must be a finite number, got {value!r}")
+        raise ValueError(f"mcts: {name} must be a finite number, got {show(value)}")
     return float(value)
 
 
@@ -194,11 +200,11 @@ class MCTSAgent(Agent):
                  value_scale: float | None = None):
         super().__init__(core, seed)
         if rollout not in ("random", "greedy"):
-            raise ValueError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
+            raise ValueError(f"mcts: rollout must be 'random' or 'greedy', got {show(rollout)}")
         if prior not in ("heuristic", "uniform"):
-            raise ValueError(f"mcts: prior must be 'heuristic' or 'uniform', got {prior!r}")
+            raise ValueError(f"mcts: prior must be 'heuristic' or 'uniform', got {show(prior)}")
         self.simulations = _count("simulations", DEFAULT_SIMULATIONS if simulations is None
-                                  else simulations, 1)
+                                  else simulations, 1, MAX_SIMULATIONS)
         self.rollout = rollout
         self.c_uct = _finite("c_uct", c_uct)
         self.max_rollout_steps = (core.max_game_length + 1 if max_rollout_steps is None
@@ -207,7 +213,7 @@ class MCTSAgent(Agent):
         self.prior_beta = _finite("prior_beta", prior_beta)
         self.wave = _count("wave", wave, 1)
         if value_scale is not None and not _finite("value_scale", value_scale) > 0:
-            raise ValueError(f"mcts: value_scale must be a positive number or None, got {value_scale!r}")
+            raise ValueError(f"mcts: value_scale must be a positive number or None, got {show(value_scale)}")
         self.value_scale = value_scale if value_scale is not None else getattr(
             core, "heuristic_scale", None)
         self._has_heuristic = None  # decided on first use
@@ -216,7 +222,7 @@ class MCTSAgent(Agent):
 
     def __repr__(self) -> str:
         return (f"MCTSAgent(seed={int(self.seed)}, simulations={self.simulations}, "
-                f"rollout={self.rollout!r}, prior={self.prior!r})")
+                f"rollout={show(self.rollout)}, prior={show(self.prior)})")
 
     # -- helpers -----------------------------------------------------------
     def _heuristic(self, state, player):

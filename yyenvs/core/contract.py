@@ -29,6 +29,15 @@ Conventions
   actions, whatever the batch size.  Such a stream is a ``uint64`` state field
   whose name contains ``rng``: search agents (MCTS) re-scramble those fields so
   that a search never sees the real game's future coin throws.
+* Every public method that takes a state first checks it
+  (:meth:`GameCore.check_state`): its type and each field's dtype, trailing
+  shape and batch length must match those of a state this core makes, else
+  ValueError naming the field (a state of another game or of other options
+  would send a kernel out of its arrays).  A checked state is stamped, so a
+  later call costs one attribute look-up; ``copy`` / ``take`` /
+  ``concatenate`` keep the stamp.  Replacing a state's arrays by hand
+  (``state.board = ...``) with arrays of other shapes or dtypes is **not
+  supported**: swap in arrays of the same layout only, or build a new state.
 """
 from __future__ import annotations
 
@@ -81,6 +90,7 @@ def _is_int(x) -> bool:
 def _action_value(x) -> int:
     """0: an integer int64 holds (integral floats too); 1: not an integer; 2: beyond int64."""
     if isinstance(x, (float, np.floating)):
+        x = float(x)  # float16 / float32 cannot hold the int64 bounds (and would warn)
         if not (np.isfinite(x) and x == np.round(x)):
             return 1
         return 0 if -2.0 ** 63 <= x < 2.0 ** 63 else 2
@@ -103,6 +113,11 @@ class BatchState:
     ply: np.ndarray  # (B,) int32   actions applied so far
     seed: np.ndarray  # (B,) uint64  the seed the row was created from
 
+    # not a field: ``_layout``, the stamp of the core that last checked this state
+    # (:meth:`GameCore.check_state`), unset until one has.  A slot, so that
+    # ``vars(state)`` still holds the fields only.
+    __slots__ = ("_layout", "__dict__", "__weakref__")
+
     @property
     def batch_size(self) -> int:
         return int(self.current_player.shape[0])
@@ -111,8 +126,12 @@ class BatchState:
     def done(self) -> np.ndarray:
         return self.terminated | self.truncated
 
-    def _map(self, fn) -> "BatchState":
-        return type(self)(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
+    def _map(self, fn, keep_layout: bool = True) -> "BatchState":
+        new = type(self)(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
+        layout = getattr(self, "_layout", None)
+        if keep_layout and layout is not None:  # same layout: the core's check stamp carries over
+            new._layout = layout
+        return new
 
     def copy(self) -> "BatchState":
         """A deep copy (new arrays)."""
@@ -121,7 +140,7 @@ class BatchState:
     def take(self, rows) -> "BatchState":
         """The rows ``rows`` (an index array or a boolean mask) as a new batch."""
         rows = np.asarray(rows)
-        return self._map(lambda a: a[rows])
+        return self._map(lambda a: a[rows], keep_layout=rows.ndim == 1)
 
     def put(self, rows, other: "BatchState") -> None:
         """Overwrite rows ``rows`` with the rows of ``other`` (same length)."""
@@ -131,8 +150,14 @@ class BatchState:
     @classmethod
     def concatenate(cls, states) -> "BatchState":
         states = list(states)
-        return cls(**{f.name: np.concatenate([getattr(s, f.name) for s in states])
-                      for f in dataclasses.fields(cls)})
+        new = cls(**{f.name: np.concatenate([getattr(s, f.name) for s in states])
+                     for f in dataclasses.fields(cls)})
+        layouts = {id(getattr(s, "_layout", None)) for s in states}
+        layout = getattr(states[0], "_layout", None) if states else None
+        if (layout is not None and len(layouts) == 1
+                and all(type(s) is cls for s in states)):  # one core's layout: keep its stamp
+            new._layout = layout
+        return new
 
     def nbytes_per_game(self) -> float:
         total = sum(getattr(self, f.name).nbytes for f in dataclasses.fields(self))
@@ -167,6 +192,9 @@ class GameCore(abc.ABC):
     #: an upper bound on the number of steps of a game (for time limits)
     max_game_length: int
 
+    #: the layout of this core's states (see :meth:`check_state`); made on first use
+    _layout: Any = None
+
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.default_options))
         if unknown:
@@ -185,6 +213,57 @@ class GameCore(abc.ABC):
 
     def action_to_string(self, action: int) -> str:
         return str(int(action))
+
+    # -- state checks -------------------------------------------------------
+    def state_layout(self) -> tuple:
+        """(state type, ((field, trailing shape, dtype), ...)) of the states this core makes.
+
+        Derived once from ``self.init([0])``; the object is the stamp
+        :meth:`check_state` leaves on states it has checked.
+        """
+        layout = self._layout
+        if layout is None:
+            st = self.init(np.zeros(1, np.uint64))
+            layout = (type(st), tuple((f.name, getattr(st, f.name).shape[1:], getattr(st, f.name).dtype)
+                                      for f in dataclasses.fields(st)))
+            self._layout = layout
+        return layout
+
+    def check_state(self, state) -> None:
+        """ValueError unless ``state`` has the layout of this core's states.
+
+        Its type, and each field's dtype, trailing shape and batch length (all
+        fields alike), must be those of a state :meth:`init` makes: a kernel
+        indexes the arrays by this core's sizes, so a state of another game,
+        of other options or built by hand with other arrays is refused before
+        any kernel runs.  A state that passes is stamped with this core's
+        layout; a stamped state is not checked again.
+        """
+        layout = self._layout
+        if layout is not None and getattr(state, "_layout", None) is layout:
+            return
+        layout = self.state_layout()
+        kind, fields = layout
+        if type(state) is not kind:
+            raise ValueError(f"{self.name}: expected a {kind.__name__} made by this core, "
+                             f"got a {type(state).__name__}")
+        batch = None
+        for name, shape, dtype in fields:
+            a = getattr(state, name, None)
+            if not isinstance(a, np.ndarray):
+                raise ValueError(f"{self.name}: state field {name} must be a numpy array, "
+                                 f"got a {type(a).__name__}")
+            if a.ndim == 0 or a.shape[1:] != shape or a.dtype != dtype:
+                raise ValueError(
+                    f"{self.name}: state field {name} has shape {a.shape} and dtype {a.dtype}; "
+                    f"this core's states have shape (B, {', '.join(map(str, shape))}) and dtype {dtype} "
+                    f"there (a state of another game or other options?)".replace("(B, )", "(B,)"))
+            if batch is None:
+                batch = a.shape[0]
+            elif a.shape[0] != batch:
+                raise ValueError(f"{self.name}: state field {name} has {a.shape[0]} rows, "
+                                 f"{fields[0][0]} has {batch}: every field needs one row per game")
+        state._layout = layout
 
     # -- the batched functions --------------------------------------------
     @abc.abstractmethod
@@ -336,8 +415,11 @@ class GameCore(abc.ABC):
             verdict[(verdict == 0) & ((f >= 2.0 ** 63) | (f < -2.0 ** 63))] = 2
         else:  # lists (numpy turns [True, 2] into ints, [-2**63 - 1, 0] into floats), objects...
             verdict = np.array([_action_value(x) for x in given], np.int64)
-            if kind not in "iuf" and not verdict.any():
-                verdict[:] = 1  # an object array of ints: no silent object casts
+            if kind not in "iuf" and not verdict.any() and n:  # no silent object casts
+                if not listed:  # an object array of ints
+                    raise IllegalActionError(f"{self.name}: actions must be a numeric array, "
+                                             f"got dtype {a.dtype}")
+                verdict[:] = 1
         bad = np.flatnonzero(verdict)
         if bad.size:
             i = int(bad[0])
@@ -356,7 +438,7 @@ class GameCore(abc.ABC):
                 f"is illegal in row {i} (player {int(state.current_player[i])} to move)")
 
     def __repr__(self) -> str:
-        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        opts = ", ".join(f"{k}={show(v)}" for k, v in self.options.items())
         return f"{type(self).__name__}({opts})"
 
 

@@ -34,10 +34,16 @@ from yyenvs.core.rng import check_seed, hash_u64
 ILLEGAL_ACTION_REWARD = -1.0
 
 
+#: the most games one LearnerBatch (Gymnasium vector env) holds
+MAX_ENVS = 1 << 20
+
+
 class LearnerBatch:
     def __init__(self, core: GameCore, num_envs: int, opponent, learner_seat="random"):
         if not isinstance(num_envs, (int, np.integer)) or isinstance(num_envs, bool) or num_envs < 1:
-            raise OptionError(f"num_envs must be a positive integer, got {num_envs!r}")
+            raise OptionError(f"num_envs must be a positive integer, got {show(num_envs)}")
+        if num_envs > MAX_ENVS:
+            raise OptionError(f"num_envs must be at most {MAX_ENVS:,} (2**20), got {show(num_envs)}")
         self.core = core
         self.num_envs = int(num_envs)
         self.opponent = opponent
@@ -54,7 +60,7 @@ class LearnerBatch:
                 and 0 <= seat < self.core.num_players):
             return seat if isinstance(seat, str) else int(seat)
         raise OptionError(f"learner_seat must be 'random' or a seat in 0..{self.core.num_players - 1}, "
-                          f"got {seat!r}")
+                          f"got {show(seat)}")
 
     # -- episodes -------------------------------------------------------------------
     def seed(self, master_seed: int) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from yyenvs.core.contract import show
+
 @njit(cache=True, inline="always")
 def mix64(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -60,16 +62,19 @@ def _int_like(x) -> bool:
 
 
 def check_seed(seed, what: str = "seed"):
-    """``seed`` as a Python int (None stays None); a non-negative integer, as
-    Gymnasium asks.  Anything else (bools, floats, strings, negatives) raises
-    TypeError / ValueError naming it."""
+    """``seed`` as a Python int (None stays None); an integer in [0, 2**64), as
+    Gymnasium asks.  Anything else (bools, floats, strings, negatives, 2**64
+    or more, which would wrap onto a smaller seed) raises TypeError /
+    ValueError naming it."""
     if seed is None:
         return None
     if not _int_like(seed):
-        raise TypeError(f"{what} must be a non-negative integer or None, got {seed!r} "
+        raise TypeError(f"{what} must be a non-negative integer or None, got {show(seed)} "
                         f"({type(seed).__name__})")
     if seed < 0:
-        raise ValueError(f"{what} must be a non-negative integer or None, got {int(seed)}")
+        raise ValueError(f"{what} must be a non-negative integer or None, got {show(seed)}")
+    if seed >= 1 << 64:
+        raise ValueError(f"{what} must be an integer in [0, 2**64) or None, got {show(seed)}")
     return int(seed)
 
 
@@ -90,7 +95,7 @@ def game_seeds(seeds, who: str = "init") -> np.ndarray:
     try:
         a = np.asarray(seeds)
     except Exception:  # ragged nesting and the like
-        raise ValueError(f"{who}: seeds must be integers in [0, 2**64), got {seeds!r}") from None
+        raise ValueError(f"{who}: seeds must be integers in [0, 2**64), got {show(seeds)}") from None
     flat = a.reshape(-1)
     # a flat list value by value: numpy turns [True, 2] into ints, [2**62 + 1, 2.0] into floats
     listed = isinstance(seeds, (list, tuple)) and a.ndim == 1
@@ -107,8 +112,7 @@ def game_seeds(seeds, who: str = "init") -> np.ndarray:
         bad = np.ones(flat.shape, bool)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        x = given[i].item() if isinstance(given[i], np.generic) else given[i]
-        raise ValueError(f"{who}: seeds must be integers in [0, 2**64), got {x!r}"
+        raise ValueError(f"{who}: seeds must be integers in [0, 2**64), got {show(given[i])}"
                          + (f" (seed {i})" if a.ndim else ""))
     if listed or kind == "O":
         return np.array([int(x) for x in given], dtype=np.uint64)
@@ -118,8 +122,7 @@ def game_seeds(seeds, who: str = "init") -> np.ndarray:
 def seeds_from(seed: int | None, n: int) -> np.ndarray:
     """``n`` per-game seeds derived from one master seed (None: fresh entropy).
 
-    The master seed is a non-negative integer (see :func:`check_seed`); it is
-    taken modulo 2**64.
+    The master seed is an integer in [0, 2**64) (see :func:`check_seed`).
     """
     seed = check_seed(seed)
     if seed is None:

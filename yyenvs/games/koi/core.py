@@ -46,7 +46,7 @@ import numpy as np
 from numba import njit, prange
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError
+from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError, show
 from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import game_seeds
 
@@ -344,23 +344,23 @@ class KoiCore(GameCore):
         o = self.options
         n = _int_option("board_size", o["board_size"], "an odd integer from 5 to 19")
         if n < 5 or n > 19 or n % 2 == 0:
-            raise OptionError(f"koi: board_size must be an odd integer from 5 to 19, got {n!r}")
+            raise OptionError(f"koi: board_size must be an odd integer from 5 to 19, got {show(n)}")
         d = _int_option("directions", o["directions"], "8 or 4")
         if d not in (4, 8):
-            raise OptionError(f"koi: directions must be 8 or 4, got {d!r}")
+            raise OptionError(f"koi: directions must be 8 or 4, got {show(d)}")
         if not isinstance(o["quick_start"], (bool, np.bool_)):
-            raise OptionError(f"koi: quick_start must be True or False, got {o['quick_start']!r}")
+            raise OptionError(f"koi: quick_start must be True or False, got {show(o['quick_start'])}")
         most = n * n - 1 - 2 * NUM_KOI
         w = _int_option("win_fry", o["win_fry"], f"an integer from 14 to {most} on a {n}x{n} board")
         if w < 14 or w > most:
             raise OptionError(
                 f"koi: win_fry must be an integer from 14 to {most} (the free points of a "
-                f"{n}x{n} board), got {w!r}")
+                f"{n}x{n} board), got {show(w)}")
         # ``ply`` is int32: a cap it cannot reach would never stop a game
         m = _int_option("max_plies", o["max_plies"], f"an integer from 1 to {PLY_MAX} (ply is int32)")
         if not 1 <= m <= PLY_MAX:
             raise OptionError(f"koi: max_plies must be an integer from 1 to {PLY_MAX} (ply is int32), "
-                              f"got {m!r}")
+                              f"got {show(m)}")
         self.options = {"board_size": n, "directions": d, "quick_start": bool(o["quick_start"]),
                         "win_fry": w, "max_plies": m}
         self.board_size = n
@@ -403,7 +403,7 @@ class KoiCore(GameCore):
             names = DIR_NAMES[self.num_dirs]
             if 0 <= k < NUM_KOI and parts[1] in names:
                 return self.num_points + k * self.num_dirs + names.index(parts[1])
-        raise IllegalActionError(f"koi: cannot read action {text!r}")
+        raise IllegalActionError(f"koi: cannot read action {show(text)}")
 
     # -- batched functions --------------------------------------------------
     def init(self, seeds: np.ndarray) -> KoiState:
@@ -435,6 +435,7 @@ class KoiCore(GameCore):
         )
 
     def step(self, state: KoiState, actions) -> KoiState:
+        self.check_state(state)
         actions = self.check_actions(state, actions)
         bad = _step_kernel(state.board, state.koi, state.fry, state.phase, state.current_player,
                            state.rewards, state.terminated, state.truncated, state.ply,
@@ -445,6 +446,7 @@ class KoiCore(GameCore):
         return state
 
     def legal_action_mask(self, state: KoiState, out=None) -> np.ndarray:
+        self.check_state(state)
         out = self._out_buffer(out, (state.batch_size, self.num_actions), bool, "legal_action_mask")
         _mask_kernel(state.board, state.koi, state.phase, state.current_player, state.done,
                      self.rays, self.board_size, self.num_dirs, out)
@@ -457,6 +459,7 @@ class KoiCore(GameCore):
         5-9 own koi slot 0-4, 10 set-up phase, 11 own fry / win_fry,
         12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
         """
+        self.check_state(state)
         player = self.seats(state, player)
         n = self.board_size
         out = self._out_buffer(out, (state.batch_size, n, n, NUM_PLANES), np.float32, "observe")
@@ -469,6 +472,7 @@ class KoiCore(GameCore):
         """Fry difference plus ``mobility_weight`` times the difference in legal
         swims, from seat ``player[i]``'s side; +-1000 for a decided game, 0 for
         a truncated one."""
+        self.check_state(state)
         player = self.seats(state, player)
         out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.koi, state.fry, state.phase, state.terminated,
@@ -478,6 +482,7 @@ class KoiCore(GameCore):
 
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""
+        self.check_state(state)
         player = self.seats(state, player)
         return np.array([_count_moves(state.board, state.koi, b, int(player[b]), self.rays,
                                       self.board_size, self.num_dirs, False)
@@ -501,7 +506,7 @@ class KoiCore(GameCore):
         if ply is not None:
             ply = _int_option("ply", ply, f"an integer from 0 to {PLY_MAX}")
             if not 0 <= ply <= PLY_MAX:
-                raise ValueError(f"koi: ply must be an integer from 0 to {PLY_MAX}, got {ply!r}")
+                raise ValueError(f"koi: ply must be an integer from 0 to {PLY_MAX}, got {show(ply)}")
         state = self.init(np.zeros(1, dtype=np.uint64))
         board = state.board[0]
         board[:] = EMPTY
@@ -527,7 +532,7 @@ class KoiCore(GameCore):
                     else:
                         loose[seat].append(p)
                 else:
-                    raise ValueError(f"koi: unknown token {tok!r}")
+                    raise ValueError(f"koi: unknown token {show(tok)}")
         if board[self.taiji] != TAIJI or int((board == TAIJI).sum()) != 1:
             raise ValueError("koi: the board needs exactly one T, on the centre point")
         for seat in range(2):
@@ -558,6 +563,7 @@ class KoiCore(GameCore):
 
     def to_text(self, state: KoiState, index: int = 0) -> str:
         """The text board of row ``index`` in the format of :meth:`from_text`."""
+        self.check_state(state)
         n = self.board_size
         board = state.board[index]
         slot = {}
@@ -581,6 +587,7 @@ class KoiCore(GameCore):
 
     # -- rendering --------------------------------------------------------------
     def render_ansi(self, state: KoiState, index: int = 0) -> str:
+        self.check_state(state)
         n = self.board_size
         body = self.to_text(state, index).splitlines()
         head = "    " + " ".join(f"{chr(ord('a') + c):<2}" for c in range(n))
@@ -599,6 +606,7 @@ class KoiCore(GameCore):
         return "\n".join(lines)
 
     def render_rgb(self, state: KoiState, index: int = 0) -> np.ndarray:
+        self.check_state(state)
         n = self.board_size
         cell = max(24, min(56, 480 // n))
         margin = cell // 2
@@ -657,5 +665,5 @@ def _taiji(img, cy, cx, rad, dark, light):
 
 def _int_option(name: str, value: Any, allowed: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise OptionError(f"koi: {name} must be {allowed}, got {value!r} ({type(value).__name__})")
+        raise OptionError(f"koi: {name} must be {allowed}, got {show(value)} ({type(value).__name__})")
     return int(value)

@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore, OptionError
+from yyenvs.core.contract import BatchState, GameCore, OptionError, show
 from yyenvs.core.rng import game_seeds, hash_u64
 from yyenvs.games.yinyang import kernels as K
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data
@@ -65,23 +65,23 @@ class YinYangCore(GameCore):
         o = self.options
         n = o["num_players"]
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= int(n) <= 4:
-            raise OptionError(f"yinyang: option num_players must be an integer 1..4, got {n!r}")
+            raise OptionError(f"yinyang: option num_players must be an integer 1..4, got {show(n)}")
         self.num_players = int(n)
         if o["reward"] not in ("win", "score"):
-            raise OptionError(f"yinyang: option reward must be 'win' or 'score', got {o['reward']!r}")
+            raise OptionError(f"yinyang: option reward must be 'win' or 'score', got {show(o['reward'])}")
         df = o["data_file"]
         if df is not None and not isinstance(df, (str, bytes)) and not hasattr(df, "__fspath__"):
-            raise OptionError(f"yinyang: option data_file must be a path or None, got {df!r}")
+            raise OptionError(f"yinyang: option data_file must be a path or None, got {show(df)}")
         side = o["board_side"]
         if side not in ("auto", "2-3", "4"):
-            raise OptionError(f"yinyang: option board_side must be 'auto', '2-3' or '4', got {side!r}")
+            raise OptionError(f"yinyang: option board_side must be 'auto', '2-3' or '4', got {show(side)}")
         self.data = d = load_data(df)
         if side == "auto":
             side = "4" if self.num_players == 4 else "2-3"
         table = d.start_tokens.get(side, {})
         key = self.num_players if self.num_players in table else (2 if self.num_players == 1 else None)
         if key not in table:
-            raise OptionError(f"yinyang: option board_side={side!r}: the data file has no "
+            raise OptionError(f"yinyang: option board_side={show(side)}: the data file has no "
                               f"starting-token table for {self.num_players} player(s) on that side")
         self.board_side = side
         startc, start_all = table[key]
@@ -186,6 +186,7 @@ class YinYangCore(GameCore):
         return s
 
     def step(self, state: YinYangState, actions) -> YinYangState:
+        self.check_state(state)
         actions = self.check_actions(state, actions)
         s = state
         bad = K.step_kernel(actions, s.rng, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev,
@@ -198,6 +199,7 @@ class YinYangCore(GameCore):
         return state
 
     def legal_action_mask(self, state: YinYangState, out=None) -> np.ndarray:
+        self.check_state(state)
         s = state
         out = self._out_buffer(out, (s.batch_size, self.num_actions), bool, "legal_action_mask")
         K.mask_kernel(s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.terminated,
@@ -205,6 +207,7 @@ class YinYangCore(GameCore):
         return out
 
     def observe(self, state: YinYangState, player, out=None) -> np.ndarray:
+        self.check_state(state)
         s = state
         viewer = self._viewer(s, player)
         out = self._out_buffer(out, (s.batch_size,) + self.observation_shape, np.float32, "observe")
@@ -214,6 +217,7 @@ class YinYangCore(GameCore):
         return out
 
     def heuristic(self, state: YinYangState, player) -> np.ndarray:
+        self.check_state(state)
         s = state
         viewer = self._viewer(s, player)
         out = np.empty(s.batch_size, dtype=np.float64)
@@ -229,6 +233,7 @@ class YinYangCore(GameCore):
 
     def scores(self, state: YinYangState) -> np.ndarray:
         """(B, P) score of every player as if the game ended now (final score when over)."""
+        self.check_state(state)
         s = state
         out = np.zeros((s.batch_size, self.num_players), dtype=np.int64)
         buf = np.zeros(self.num_players, dtype=np.int64)
@@ -241,11 +246,13 @@ class YinYangCore(GameCore):
 
     def solo_level(self, state: YinYangState) -> np.ndarray:
         """(B,) solo achievement level (0 lost, 1 Trainee ... 6 Deity) from the state now."""
+        self.check_state(state)
         return np.array([K.solo_level(i, state.flow, state.dev, state.lines, self.linem)
                          for i in range(state.batch_size)], dtype=np.int64)
 
     # -- rendering -------------------------------------------------------------------
     def render_ansi(self, state: YinYangState, index: int = 0) -> str:
+        self.check_state(state)
         s, i, d = state, index, self.data
         P = self.num_players
         f = s.flow[i]
@@ -313,6 +320,7 @@ class YinYangCore(GameCore):
         return "\n".join(lines)
 
     def render_rgb(self, state: YinYangState, index: int = 0) -> np.ndarray:
+        self.check_state(state)
         s, i, d = state, index, self.data
         H, W, MW = 520, 820, 560
         img = draw.canvas(H, W)

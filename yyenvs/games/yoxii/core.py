@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore, OptionError
+from yyenvs.core.contract import BatchState, GameCore, OptionError, show
 from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import game_seeds
 
@@ -551,7 +551,7 @@ class YoxiiCore(GameCore):
         super().__init__(**options)
         if not isinstance(self.options["action_features"], (bool, np.bool_)):
             raise OptionError(f"yoxii: option action_features must be true or false, "
-                              f"got {self.options['action_features']!r}")
+                              f"got {show(self.options['action_features'])}")
         self.num_players = 2
         self.num_actions = NUM_ACTIONS
         self.planes_shape = (SIZE, SIZE, 18)
@@ -601,6 +601,7 @@ class YoxiiCore(GameCore):
         )
 
     def step(self, state: YoxiiState, actions) -> YoxiiState:
+        self.check_state(state)
         actions = self.check_actions(state, actions)
         bad = _step_kernel(state.board, state.totem, state.stock, state.current_player,
                            state.rewards, state.terminated, state.ply, actions)
@@ -609,6 +610,7 @@ class YoxiiCore(GameCore):
         return state
 
     def legal_action_mask(self, state: YoxiiState, out=None) -> np.ndarray:
+        self.check_state(state)
         out = self._out_buffer(out, (state.batch_size, NUM_ACTIONS), bool, "legal_action_mask")
         _legal_mask_kernel(state.board, state.totem, state.stock, state.current_player,
                            state.done, out)
@@ -625,6 +627,7 @@ class YoxiiCore(GameCore):
         :meth:`action_features`), feature by feature, each over all actions in
         action order (as if ``player[i]`` were to move).
         """
+        self.check_state(state)
         player = self.seats(state, player)
         out = self._out_buffer(out, (state.batch_size, *self.observation_shape), np.float32, "observe")
         if not self.num_action_features:
@@ -649,6 +652,7 @@ class YoxiiCore(GameCore):
         has no turn that wins at once or is safe (none of 1-2); 4 the move is
         legal.  Zero for illegal actions and finished games.
         """
+        self.check_state(state)
         return self._features_by_feature(state, self.seats(state, player)).transpose(0, 2, 1)
 
     def _features_by_feature(self, state: YoxiiState, player: np.ndarray) -> np.ndarray:
@@ -659,6 +663,7 @@ class YoxiiCore(GameCore):
 
     def heuristic(self, state: YoxiiState, player) -> np.ndarray:
         """Own minus opponent value around the totem (+0.1 per piece); ±1000 at the end."""
+        self.check_state(state)
         out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.totem, state.terminated, state.rewards,
                           self.seats(state, player), out)
@@ -666,11 +671,13 @@ class YoxiiCore(GameCore):
 
     def scores(self, state: YoxiiState) -> np.ndarray:
         """(B, 2, 2): per player, (sum, count) of own pieces around the totem."""
+        self.check_state(state)
         return np.stack([adjacent_totals(state.board[b], state.totem[b])
                          for b in range(state.batch_size)])
 
     # -- rendering ----------------------------------------------------------------
     def render_ansi(self, state: YoxiiState, index: int = 0) -> str:
+        self.check_state(state)
         grid = [["   "] * SIZE for _ in range(SIZE)]
         for c in range(NUM_CELLS):
             r, col = CELL_RC[c]
@@ -690,6 +697,7 @@ class YoxiiCore(GameCore):
         return "\n".join(lines)
 
     def render_rgb(self, state: YoxiiState, index: int = 0) -> np.ndarray:
+        self.check_state(state)
         cell_px = 64
         img = draw.canvas(SIZE * cell_px, SIZE * cell_px, (60, 90, 60))
         for c in range(NUM_CELLS):
