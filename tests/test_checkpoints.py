@@ -137,6 +137,9 @@ def test_hostile_metadata_and_files(tmp_path):
     save_file(tensors, str(path), metadata={"yyenvs": "[" * 100_000 + "]" * 100_000})
     with pytest.raises(CorruptCheckpointError, match="not valid JSON"):
         read_metadata(path)
+    save_file(tensors, str(path), metadata={"yyenvs": '{"kind": "final", "kind": "policy"}'})
+    with pytest.raises(CorruptCheckpointError, match="'kind' appears twice"):
+        read_metadata(path)
     save_file(tensors, str(path), metadata={"other": "{}"})
     with pytest.raises(CheckpointError, match="without yyenvs metadata"):
         read_metadata(path)
