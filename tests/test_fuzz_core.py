@@ -6,6 +6,7 @@ with the documented error, naming a bad value, and nothing changes.
 """
 import functools
 import math
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -898,3 +899,13 @@ def test_reviewed_small_cases(game):
         with pytest.raises(ValueError, match=r"seed.*2\*\*64"):
             RandomAgent(core, seed)
     aec.reset(seed=2**64 - 1)
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_gym_names_a_string_action_as_passed(game):
+    """numpy would turn the string "\\x00" into "" when wrapping it; the message keeps what was passed."""
+    env = gym_env(game)
+    env.reset(seed=0)
+    for action in ("\x00", "3 ", b"\x00"):
+        with pytest.raises(IllegalActionError, match=re.escape(show(action))):
+            env.step(action)

@@ -87,8 +87,8 @@ class GameEnv(gym.Env):
         if self._over:
             raise RuntimeError("the episode is over (or an OpponentError cut it short); "
                                "call reset() before step()")
-        try:
-            a = np.array([action]).reshape(1)
+        try:  # a scalar stays as passed (numpy would turn "\x00" into ""), so errors name it
+            a = [action] if np.ndim(action) == 0 else np.array([action]).reshape(1)
         except Exception:
             raise IllegalActionError(f"{self.core.name}: action {show(action)} is not one integer") from None
         try:
