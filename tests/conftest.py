@@ -7,3 +7,11 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # parallel kernels to one thread there so two workers don't fight over 2 cores.
 if "PYTEST_XDIST_WORKER" in os.environ:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+# Property tests draw the same examples on every run, so the default suite (and CI) is
+# reproducible; `pytest --hypothesis-profile=explore` draws fresh ones to look for new failures.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("default", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("default")
