@@ -138,7 +138,7 @@ def test_hostile_metadata_and_files(tmp_path):
     with pytest.raises(CorruptCheckpointError, match="not valid JSON"):
         read_metadata(path)
     save_file(tensors, str(path), metadata={"yyenvs": '{"kind": "final", "kind": "policy"}'})
-    with pytest.raises(CorruptCheckpointError, match="'kind' appears twice"):
+    with pytest.raises(CorruptCheckpointError, match="duplicate key 'kind'"):
         read_metadata(path)
     save_file(tensors, str(path), metadata={"other": "{}"})
     with pytest.raises(CheckpointError, match="without yyenvs metadata"):

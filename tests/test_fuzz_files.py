@@ -218,7 +218,7 @@ def test_misspelled_key_suggests(tmp_path):
     (lambda d: _write(d, b'{"a": 1, "a": 2}'), ["duplicate key"]),
     (lambda d: _write(d, TEXT.replace('"per_kind": 17', '"per_kind": NaN').encode()), ["NaN"]),
     (lambda d: _write(d, TEXT.replace('"per_kind": 17', '"per_kind": Infinity').encode()), ["Infinity"]),
-    (lambda d: os.path.join(d, "missing.json"), ["cannot be read"]),
+    (lambda d: os.path.join(d, "missing.json"), ["does not exist"]),
 ])
 def test_hostile_files_refused(tmp_path, make, words):
     path = make(str(tmp_path))

@@ -18,11 +18,11 @@ import difflib
 import math
 import os
 import re
-import stat
 
 from yyenvs.agents.mcts import MAX_SIMULATIONS
 from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml
 from yyenvs.core.contract import OptionError, show
+from yyenvs.core.files import read_text_file
 from yyenvs.games import GAMES
 
 
@@ -252,29 +252,6 @@ def _yaml(text: str, what: str):
     return load_yaml(text, what, ConfigError)
 
 
-def _read_file(path: str) -> str:
-    where = f"config file {path!r}"
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-        if regular:  # never open a FIFO or a device: reading could block or never end
-            with open(path, "rb") as f:
-                data = f.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise ConfigError(f"{where} does not exist") from None
-    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        raise ConfigError(f"{where} cannot be read: {e}") from None
-    if not regular:
-        raise ConfigError(f"{where} is not a regular file")
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(f"{where} is larger than the {MAX_FILE_BYTES // 2**20} MiB limit")
-    try:
-        if b"\0" in data:  # valid UTF-8 but a sign of UTF-16 or a binary file
-            raise UnicodeError("it contains NUL bytes")
-        return data.decode("utf-8-sig")
-    except UnicodeError as e:
-        raise ConfigError(f"{where} is not UTF-8 text ({e}); save it as UTF-8") from None
-
-
 def read_config_file(path: str) -> dict:
     """The mapping in the YAML config file ``path``, checked as :func:`load_config` checks it.
 
@@ -284,7 +261,7 @@ def read_config_file(path: str) -> dict:
     naming the file.  Keys and values are not checked against :data:`DEFAULTS` here.
     """
     where = f"config file {path!r}"
-    data = _yaml(_read_file(path), where)
+    data = _yaml(read_text_file(path, where, MAX_FILE_BYTES, ConfigError), where)
     if data is None:
         return {}
     if not isinstance(data, dict):

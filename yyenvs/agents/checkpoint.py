@@ -33,6 +33,7 @@ import numpy as np
 
 from yyenvs.agents.base import Agent
 from yyenvs.core.contract import GameCore, OptionError, show
+from yyenvs.core.files import unique_keys
 
 FORMAT = "yyenvs-checkpoint-2"
 SUFFIX = ".safetensors"
@@ -331,16 +332,6 @@ def _refuse_old_format(path: str) -> None:
             f"trust its source, convert it once with: yyenvs checkpoint convert --trust {legacy}")
 
 
-def _no_duplicate_keys(pairs) -> dict:
-    """A JSON object, refusing a key given twice (readers differ on which one wins)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        seen = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise ValueError(f"the key {show(key)} appears twice in one object")
-    return out
-
-
 def read_metadata(path, core: GameCore | None = None) -> dict:
     """The validated metadata of checkpoint ``path`` (the header only; tensors are not read).
 
@@ -372,7 +363,7 @@ def read_metadata(path, core: GameCore | None = None) -> dict:
         raise CheckpointError(f"{what} is a safetensors file without yyenvs metadata; "
                               "it was not written by yyenvs")
     try:
-        meta = json.loads(raw, object_pairs_hook=_no_duplicate_keys)
+        meta = json.loads(raw, object_pairs_hook=unique_keys)
     except (ValueError, RecursionError) as e:
         raise CorruptCheckpointError(f"{what}: its metadata is not valid JSON: {str(e)[:100]}") from None
     check_metadata(meta, what)

@@ -17,12 +17,12 @@ import difflib
 import json
 import math
 import os
-import stat
 from dataclasses import dataclass
 
 import numpy as np
 
 from yyenvs.core.contract import OptionError, show
+from yyenvs.core.files import read_text_file, unique_keys
 
 DEFAULT_DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "yinyang_standin.json")
 
@@ -162,14 +162,6 @@ def _number(val):
     return _is(val, int) or (isinstance(val, float) and math.isfinite(val))
 
 
-def _object_pairs(pairs):
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):  # json would keep the last one silently
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"duplicate key {dup!r} in an object")
-    return dict(pairs)
-
-
 def _no_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
@@ -178,26 +170,9 @@ def load_data(path: str | None = None) -> YinYangData:
     """Load and validate a data file (None: the packaged stand-in file)."""
     path = DEFAULT_DATA_FILE if path is None else os.fspath(path)
     where = f"yinyang data file {path!r}"
+    text = read_text_file(path, where, MAX_BYTES, DataFileError)
     try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-        if regular:  # never open a FIFO or a device: reading could block or never end
-            with open(path, "rb") as f:
-                data = f.read(MAX_BYTES + 1)
-    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        raise DataFileError(f"{where} cannot be read: {e}") from None
-    if not regular:
-        raise DataFileError(f"{where} is not a regular file")
-    if len(data) > MAX_BYTES:
-        raise DataFileError(f"{where} is larger than the {MAX_BYTES // 2**20} MiB limit")
-    try:
-        if b"\0" in data:  # valid UTF-8 but a sign of UTF-16 or a binary file
-            raise UnicodeError("it contains NUL bytes")
-        text = data.decode("utf-8-sig")
-    except UnicodeError as e:
-        raise DataFileError(f"{where} is not UTF-8 text ({e}); UTF-16 and binary files "
-                            "are refused, save it as UTF-8") from None
-    try:
-        raw = json.loads(text, object_pairs_hook=_object_pairs, parse_constant=_no_constant)
+        raw = json.loads(text, object_pairs_hook=unique_keys, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:  # RecursionError: nesting too deep
         raise DataFileError(f"{where} is not valid JSON: {str(e)[:200] or type(e).__name__}") from None
     return validate(raw, source=path)

@@ -1,0 +1,49 @@
+"""Reading user files safely: bounded UTF-8 text, JSON objects without repeated keys.
+
+Shared by the config loader, the Yin Yang data files and the checkpoint metadata.
+"""
+from __future__ import annotations
+
+import os
+import stat
+
+from yyenvs.core.contract import show
+
+
+def read_text_file(path: str, where: str, limit: int, error: type[Exception]) -> str:
+    """The UTF-8 text of ``path``, or ``error`` naming ``where`` and what is wrong.
+
+    Only regular files are opened (a FIFO or a device such as /dev/zero could block or
+    never end), at most ``limit + 1`` bytes are read, and NUL bytes (UTF-16, binary
+    files) are refused.
+    """
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+        if regular:
+            with open(path, "rb") as f:
+                data = f.read(limit + 1)
+    except FileNotFoundError:
+        raise error(f"{where} does not exist") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        raise error(f"{where} cannot be read: {e}") from None
+    if not regular:
+        raise error(f"{where} is not a regular file")
+    if len(data) > limit:
+        raise error(f"{where} is larger than the {limit // 2**20} MiB limit")
+    try:
+        if b"\0" in data:  # valid UTF-8 but a sign of UTF-16 or a binary file
+            raise UnicodeError("it contains NUL bytes")
+        return data.decode("utf-8-sig")
+    except UnicodeError as e:
+        raise error(f"{where} is not UTF-8 text ({e}); UTF-16 and binary files are refused, "
+                    "save it as UTF-8") from None
+
+
+def unique_keys(pairs) -> dict:
+    """``object_pairs_hook`` for ``json.loads``: a key given twice is refused (json keeps the last)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"duplicate key {show(key)} in an object")
+    return out
