@@ -24,7 +24,7 @@ import numpy as np
 from yyenvs.agents import make_agent
 from yyenvs.bench import hardware
 from yyenvs.core.rng import seeds_from
-from yyenvs.games import available_games, make_core
+from yyenvs.games import GAMES, make_core
 
 
 def play(core, agents, seeds):
@@ -122,7 +122,7 @@ def main(argv=None):
                     help="also time mcts (default budget) per move at batch 1 and 64")
     args = ap.parse_args(argv)
     print("hardware:", hardware())
-    games = args.game or available_games()
+    games = args.game or list(GAMES)
     pairs = ([tuple(p.split(",")) for p in args.pair] if args.pair else
              [("random", "greedy"), ("greedy", "mcts"), (f"mcts:{args.small}", "mcts")])
     for name in games:

@@ -4,13 +4,13 @@ import pytest
 
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
 from yyenvs.core.contract import OptionError
-from yyenvs.games import available_games, make_core
+from yyenvs.games import GAMES, make_core
 from yyenvs.play import play_match
 
-TWO_PLAYER = [g for g in available_games() if make_core(g).num_players == 2]
+TWO_PLAYER = [g for g in list(GAMES) if make_core(g).num_players == 2]
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 @pytest.mark.parametrize("cls", [RandomAgent, GreedyAgent])
 def test_agents_pick_legal_actions_and_skip_finished_rows(game, cls):
     core = make_core(game)
@@ -27,7 +27,7 @@ def test_agents_pick_legal_actions_and_skip_finished_rows(game, cls):
         core.step(s, a)
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_random_agent_is_per_game_deterministic(game):
     core = make_core(game)
     s = core.init(np.arange(8, dtype=np.uint64))

@@ -8,16 +8,16 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import yyenvs
-from yyenvs.core.aec import aec_factories
+from yyenvs.envs.aec import aec_factories
 from yyenvs.core.contract import IllegalActionError, OptionError
-from yyenvs.games import GAMES, available_games
+from yyenvs.games import GAMES
 
 VARIANTS = {
     "yoxii": [{}, {"action_features": True}],
     "koi": [{}, {"board_size": 7, "directions": 4}],
     "yinyang": [{"num_players": n} for n in (1, 2, 3, 4)],
 }
-CASES = [(g, o) for g in available_games() for o in VARIANTS.get(g, [{}])]
+CASES = [(g, o) for g in list(GAMES) for o in VARIANTS.get(g, [{}])]
 IDS = [g + "".join(f"-{k}={v}" for k, v in o.items()) for g, o in CASES]
 
 
@@ -27,7 +27,7 @@ def env_fn(game, options):
 
 
 def gym_id(game):
-    return GAMES[game][2]
+    return GAMES[game].gym_id
 
 
 @pytest.mark.parametrize("game, options", CASES, ids=IDS)
@@ -79,7 +79,7 @@ def test_pickle_mid_game_replays_identically(game, options):
         assert np.array_equal(getattr(ua, f), getattr(ub, f)), f
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_registrations(game):
     import pettingzoo
     env = gym.make(gym_id(game))
@@ -91,11 +91,11 @@ def test_registrations(game):
     pz = pettingzoo.make("aec", f"yyenvs/{game}-v0")
     pz.reset(seed=0)
     assert pz.agents == pz.possible_agents
-    module = getattr(yyenvs, GAMES[game][3])
+    module = getattr(yyenvs, GAMES[game].pettingzoo_module)
     assert type(module.raw_env()).__name__ == "raw_env"
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_first_agent_moves_first_and_illegal_action_penalty(game):
     env = env_fn(game, VARIANTS[game][0])()
     env.reset(seed=1)
@@ -110,7 +110,7 @@ def test_first_agent_moves_first_and_illegal_action_penalty(game):
     assert env.infos[mover]["illegal_action"] == illegal
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 @pytest.mark.parametrize("bad", [-1, 10**6, 2.5, "x", None])
 def test_out_of_range_action_raises_clearly(game, bad):
     env = env_fn(game, VARIANTS[game][0])()
@@ -119,7 +119,7 @@ def test_out_of_range_action_raises_clearly(game, bad):
         env.step(bad)
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_gym_env_illegal_action_penalty_and_errors(game):
     env = gym.make(gym_id(game)).unwrapped
     obs, info = env.reset(seed=0)
@@ -135,7 +135,7 @@ def test_gym_env_illegal_action_penalty_and_errors(game):
         env.reset(options={"seat": 0})
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_bad_keywords_are_refused_by_name(game):
     with pytest.raises(OptionError, match="no_such_option"):
         gym.make(gym_id(game), no_such_option=1)
@@ -147,7 +147,7 @@ def test_bad_keywords_are_refused_by_name(game):
         env_fn(game, {})(render_mode="3d")
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_learner_seat_option_and_both_seats_reached(game):
     env = gym.make(gym_id(game)).unwrapped
     seats = set()
@@ -159,7 +159,7 @@ def test_learner_seat_option_and_both_seats_reached(game):
     assert info["learner_seat"] == 0 and env.state.current_player[0] == 0
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 def test_vector_env_is_batch_size_independent_and_autoresets(game):
     def run(num_envs, steps=60):
         vec = gym.make_vec(gym_id(game), num_envs=num_envs, vectorization_mode="vector_entry_point")
@@ -184,7 +184,7 @@ def test_vector_env_is_batch_size_independent_and_autoresets(game):
 
 
 def test_vector_env_gives_each_seat_its_own_reward():
-    from yyenvs.core.vector import GameVectorEnv
+    from yyenvs.envs.vector import GameVectorEnv
     vec = GameVectorEnv("yoxii", num_envs=64, opponent="random")
     vec.reset(seed=0)
     total = {0: [], 1: []}

@@ -23,7 +23,7 @@ from pathlib import Path
 SCRIPT = textwrap.dedent(r'''
     import time
     import numpy as np
-    from yyenvs.games import available_games, make_core
+    from yyenvs.games import GAMES, make_core
     from yyenvs.agents import GreedyAgent, RandomAgent
     from yyenvs.agents.mcts import MCTSAgent
 
@@ -118,7 +118,7 @@ SCRIPT = textwrap.dedent(r'''
         MCTSAgent(core, seed, simulations=12, max_rollout_steps=3)(state, mask)
 
     total = time.perf_counter()
-    for game in available_games():
+    for game in list(GAMES):
         for options in VARIANTS.get(game, [{}]):
             start = time.perf_counter()
             core = make_core(game, **options)

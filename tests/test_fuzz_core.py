@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from yyenvs.agents import RandomAgent, make_agent
-from yyenvs.core.aec import aec_factories
+from yyenvs.envs.aec import aec_factories
 from yyenvs.core.contract import IllegalActionError, OpponentError, OptionError, show
-from yyenvs.core.vector import GameVectorEnv
+from yyenvs.envs.vector import GameVectorEnv
 from yyenvs.games import GAMES, make_core
 
 GAME_OPTIONS = {"yoxii": {}, "koi": {}, "yinyang": {"num_players": 2}}
@@ -399,7 +399,7 @@ def test_out_buffers_are_checked_before_any_write(game, data, pos, which):
 # -- the Gymnasium env -------------------------------------------------------------------------------
 @functools.cache
 def gym_env(game):
-    return gym.make(GAMES[game][2], **GAME_OPTIONS[game]).unwrapped
+    return gym.make(GAMES[game].gym_id, **GAME_OPTIONS[game]).unwrapped
 
 
 def single_action(action, A, sequence_of_one):
@@ -618,7 +618,7 @@ class Scripted:
 def opponent_envs(game):
     opponent = Scripted()
     # the learner sits second, so the opponent moves in reset() already
-    env = gym.make(GAMES[game][2], opponent=opponent, learner_seat=1, **GAME_OPTIONS[game]).unwrapped
+    env = gym.make(GAMES[game].gym_id, opponent=opponent, learner_seat=1, **GAME_OPTIONS[game]).unwrapped
     vec = GameVectorEnv(game, num_envs=3, opponent=opponent, learner_seat=1, **GAME_OPTIONS[game])
     return opponent, env, vec
 
@@ -732,7 +732,7 @@ def test_reviewed_env_cases(game):
     for answer in (-1, 0.5, "x"):
         opponent = Scripted()
         opponent.plan = lambda state, mask, answer=answer: [answer] * state.batch_size
-        bad_env = gym.make(GAMES[game][2], opponent=opponent, learner_seat=1,
+        bad_env = gym.make(GAMES[game].gym_id, opponent=opponent, learner_seat=1,
                            **GAME_OPTIONS[game]).unwrapped
         with pytest.raises(OpponentError, match=f"Scripted.*{show(answer)}"):
             bad_env.reset(seed=0)  # the opponent may move first, or after a few learner steps
@@ -741,7 +741,7 @@ def test_reviewed_env_cases(game):
 
 
 def test_koi_max_plies_fits_int32():
-    with pytest.raises(OptionError, match="max_plies.*int32"):
+    with pytest.raises(OptionError, match="max_plies.*2147483647"):
         make_core("koi", max_plies=2**63)
     make_core("koi", max_plies=2**31 - 1)
 
@@ -852,7 +852,7 @@ def test_agent_and_seed_messages_stay_short_for_huge_values():
 
 def test_sizes_are_bounded_at_construction():
     from yyenvs.agents.mcts import MCTSAgent
-    from yyenvs.core.learner import LearnerBatch
+    from yyenvs.envs.learner import LearnerBatch
     core = core_of("yoxii")
     for spec in ("mcts:99999999999999999999", "mcts:100000000", "mcts:1000001", "mcts:0",
                  "mcts:", "mcts:" + "9" * 5000):
@@ -863,7 +863,7 @@ def test_sizes_are_bounded_at_construction():
         with pytest.raises(ValueError, match="simulations.*1,000,000"):
             MCTSAgent(core, simulations=n)
     with pytest.raises(OptionError, match="1,000,000"):
-        gym.make(GAMES["yoxii"][2], opponent="mcts:99999999999999999999")
+        gym.make(GAMES["yoxii"].gym_id, opponent="mcts:99999999999999999999")
     for n in (2**20 + 1, 2**64):
         with pytest.raises(OptionError, match="num_envs must be at most"):
             LearnerBatch(core, n, RandomAgent(core))
@@ -889,7 +889,7 @@ def test_reviewed_small_cases(game):
         with pytest.raises(OptionError, match="takes no argument"):
             make_agent(spec, core)
         with pytest.raises(OptionError, match="takes no argument"):
-            gym.make(GAMES[game][2], opponent=spec, **GAME_OPTIONS[game])
+            gym.make(GAMES[game].gym_id, opponent=spec, **GAME_OPTIONS[game])
     aec = aec_env(game)
     for seed in (2**64, 2**64 + 7, 2**100):
         with pytest.raises(ValueError, match=r"seed.*2\*\*64"):

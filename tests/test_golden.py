@@ -18,15 +18,10 @@ import sys
 import numpy as np
 import pytest
 
-from yyenvs.games import make_core
+from yyenvs.games import make_core, variants
 
 GOLDEN_DIR = os.path.join(os.path.dirname(__file__), "golden")
-VARIANTS = {
-    "yoxii": [{}, {"action_features": True}],
-    "koi": [{}, {"board_size": 7, "directions": 4}],
-    "yinyang": [{"num_players": n} for n in (1, 2, 3, 4)],
-}
-CASES = [(g, o) for g, opts in VARIANTS.items() for o in opts]
+CASES = variants()
 SEEDS = tuple(range(8))
 
 

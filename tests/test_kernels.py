@@ -5,7 +5,7 @@ import pytest
 from yyenvs.agents.base import sample_legal
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
-from yyenvs.games import available_games, make_core
+from yyenvs.games import GAMES, make_core
 
 
 def play(core, batch, steps, parallel):
@@ -26,7 +26,7 @@ def play(core, batch, steps, parallel):
         kernels.set_parallel("auto")
 
 
-@pytest.mark.parametrize("game", available_games())
+@pytest.mark.parametrize("game", list(GAMES))
 @pytest.mark.parametrize("mode", [True, "auto"])
 def test_parallel_kernels_match_serial(game, mode):
     core = make_core(game)

@@ -70,7 +70,7 @@ def test_defaults_and_sizes():
     assert core.observation_shape == (9, 9, NUM_PLANES)
     assert core.max_game_length == 400
     assert core.player_names() == ["yin", "yang"]
-    assert KoiCore.name == "koi" and KoiCore.env_name == "koi_v0"
+    assert KoiCore.spec.id == "koi" and KoiCore.spec.pettingzoo_module == "koi_v0"
     c4 = KoiCore(board_size=5, directions=4)
     assert c4.num_actions == 25 + 20
     assert isinstance(make_core("koi", board_size=7), KoiCore)

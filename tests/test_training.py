@@ -8,9 +8,9 @@ import os
 import numpy as np
 import pytest
 
-from yyenvs.games import available_games
+from yyenvs.games import GAMES
 
-GAMES = available_games()
+GAME_IDS = list(GAMES)
 
 TINY = [
     ("num_envs", 16), ("ppo.n_steps", 16), ("ppo.batch_size", 128), ("ppo.n_epochs", 1),
@@ -45,7 +45,7 @@ def tiny_config(game, run_dir, **extra):
     return load_config(None, over)
 
 
-@pytest.fixture(scope="module", params=GAMES)
+@pytest.fixture(scope="module", params=GAME_IDS)
 def trained(request, tmp_path_factory):
     """One tiny run per game (shared by the tests below)."""
     from training.train import Trainer
@@ -109,7 +109,7 @@ def test_resume_continues(trained):
     from training.config import ConfigError
     with pytest.raises(ConfigError, match="resume"):
         Trainer(tiny_config(game, run_dir, resume=False), log=lambda m: None)
-    other = [g for g in GAMES if g != game]
+    other = [g for g in GAME_IDS if g != game]
     if other:
         from yyenvs.agents.checkpoint import CheckpointError
         with pytest.raises(CheckpointError, match=f"'{game}' run"):
@@ -151,7 +151,7 @@ def test_eval_balanced_seats():
     cross-table is consistent (A's wins are B's losses)."""
     from training.evaluate import make_entrants, tournament
     from yyenvs.games import make_core
-    core = make_core(GAMES[0])
+    core = make_core(GAME_IDS[0])
     ents = make_entrants(["random", "greedy"], core)
     res = tournament(core, ents, 40, seed=1)
     a = next(r for r in res["table"] if r["player"] == "random")
@@ -162,9 +162,7 @@ def test_eval_balanced_seats():
     assert ratings["random"] == 0 and ratings["greedy"] > 0
 
 
-@pytest.mark.parametrize("game", [g for g in GAMES
-                                  if "num_players" in __import__("yyenvs.games", fromlist=["x"])
-                                  .core_class(g).default_options])
+@pytest.mark.parametrize("game", [g for g, spec in GAMES.items() if spec.players[1] >= 3])
 def test_multiplayer_placements(game):
     """3-player games are scored pairwise from placements."""
     from training.evaluate import make_entrants, tournament
@@ -188,7 +186,7 @@ def test_pfsp_favours_least_beaten():
     """PFSP weights (1 - p)^2 from recorded results; baseline_share splits the draw."""
     from training.pool import OpponentPool
     from yyenvs.games import make_core
-    core = make_core(GAMES[0])
+    core = make_core(GAME_IDS[0])
     pool = OpponentPool(core, 4, None, baselines=["random", "greedy"], latest=0.2, pfsp_power=2.0,
                         pfsp_floor=0.0, window=100)
     pool.assignment[:] = [1, 1, 2, 2]           # envs 0,1 vs random; 2,3 vs greedy
@@ -226,7 +224,7 @@ def test_pfsp_favours_least_beaten():
     assert counts == pytest.approx(p, abs=0.02)
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", GAME_IDS)
 def test_cnn_option(game, tmp_path):
     """ppo.cnn_channels trains and reloads on plane observations; refused on vectors."""
     from training.config import ConfigError
@@ -248,7 +246,7 @@ def test_cnn_option(game, tmp_path):
     assert mask[np.arange(5), agent(s, mask)].all()
 
 
-@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("game", GAME_IDS)
 def test_reward_shaping_telescopes(game):
     """Potential-based shaping with gamma = 1: an episode's shaped rewards add up
     to its game result minus the potential of its first position, and the
@@ -308,7 +306,7 @@ def test_action_features_policy(tmp_path):
         mask = core.legal_action_mask(s)
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else -1 for m in mask])
         core.step(s, actions)
-    feats = core.action_features(s, s.current_player)
+    feats = core.action_features(s, s.current_player).transpose(0, 2, 1)  # (B, actions, features)
     rows = np.flatnonzero(feats[:, :, 0].any(axis=1) & ~s.done)
     assert rows.size > 0
     with th.no_grad():

@@ -41,7 +41,7 @@ def _check_games(agent, seeds):
     s = CORE.init(seeds)
     seen = np.zeros(3, dtype=int)
     while not s.done.all():
-        feats = CORE.action_features(s, s.current_player)
+        feats = CORE.action_features(s, s.current_player).transpose(0, 2, 1)  # (B, actions, features)
         mask = CORE.legal_action_mask(s)
         assert np.array_equal(feats[:, :, 4] > 0, mask)
         assert not feats[s.done].any()
@@ -64,7 +64,7 @@ def brute_force_traps(state, g):
     after which the mover has no winning turn and no safe turn."""
     p, q = int(state.current_player[g]), 1 - int(state.current_player[g])
     root = state.take(np.array([g]))
-    feats = CORE.action_features(root, [p])[0]
+    feats = CORE.action_features(root, [p])[0].T  # (actions, features)
     acts = np.flatnonzero(feats[:, 4])
     safe_now = ~feats[acts, :3].any(axis=1)
     after = root.take(np.zeros(acts.size, dtype=np.int64))
@@ -78,7 +78,7 @@ def brute_force_traps(state, g):
         nxt = one.take(np.zeros(replies.size, dtype=np.int64))
         CORE.step(nxt, replies)
         nxt = nxt.take(np.flatnonzero(~nxt.terminated))
-        f = CORE.action_features(nxt, np.full(nxt.batch_size, p))
+        f = CORE.action_features(nxt, np.full(nxt.batch_size, p)).transpose(0, 2, 1)
         has_good = f[:, :, 0].any(axis=1) | ((f[:, :, 4] > 0) & ~f[:, :, 1:3].any(axis=2)).any(axis=1)
         trap[k] = not has_good.all()
     return acts, trap
@@ -93,7 +93,7 @@ def test_trap_feature_matches_brute_force():
         agent = make_agent(player, CORE, 5)
         s = CORE.init(seeds)
         while not s.done.all():
-            feats = CORE.action_features(s, s.current_player)
+            feats = CORE.action_features(s, s.current_player).transpose(0, 2, 1)  # (B, actions, features)
             rows = np.flatnonzero(~s.done & (s.ply >= 12))
             q = 1 - s.current_player[rows].astype(np.int64)
             top = np.array([s.stock[r, o][np.flatnonzero(s.stock[r, o])[-1]] if s.stock[r, o].any() else 0
@@ -121,8 +121,9 @@ def test_observation_layout():
     obs = CORE.observe(s, seats)
     assert obs.shape == (6, 7 * 7 * 18 + 1184 * 5) == (6, *CORE.observation_shape)
     assert np.array_equal(obs[:, :882], plain.observe(s, seats).reshape(6, -1))
-    assert np.array_equal(obs[:, 882:].reshape(6, 5, 1184), CORE.action_features(s, seats).transpose(0, 2, 1))
-    assert CORE.num_action_features == 5 and plain.num_action_features == 0
+    assert np.array_equal(obs[:, 882:].reshape(6, 5, 1184), CORE.action_features(s, seats))
+    assert CORE.observation_ends_with_action_features and not plain.observation_ends_with_action_features
+    assert len(CORE.action_feature_names) == 5 and CORE.action_feature_names[-1] == "legal"
 
 
 def test_option_must_be_boolean():

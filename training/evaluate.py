@@ -29,7 +29,7 @@ from yyenvs.agents import make_agent
 from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like_checkpoint, read_metadata
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_option, seed_int
 from yyenvs.core.contract import OptionError
-from yyenvs.games import available_games, make_core
+from yyenvs.games import GAMES, make_core
 from training.ratings import bradley_terry, pairwise_from_scores, wilson_interval
 
 
@@ -253,7 +253,7 @@ def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
                    help="checkpoint paths (.safetensors) and/or baselines: random, greedy, mcts[:n]")
-    p.add_argument("--game", default=None, help=f"game name ({', '.join(available_games())}); "
+    p.add_argument("--game", default=None, help=f"game name ({', '.join(list(GAMES))}); "
                    "default: the game of the first checkpoint")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="game option (default: the options of the first checkpoint)")

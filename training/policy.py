@@ -24,12 +24,17 @@ HUGE_NEG = -1e8
 ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 
 
+def observed_action_features(core) -> int:
+    """How many per-action features end ``core``'s observations (0: none)."""
+    return len(core.action_feature_names) if core.observation_ends_with_action_features else 0
+
+
 def network_spec(core, ppo: dict) -> dict:
     """The description of the network that the ``ppo`` config section asks for on ``core``."""
     from training.config import ConfigError
     spec = {"class": "FastMaskablePolicy", "net_arch": [int(n) for n in ppo["net_arch"]],
             "activation": ppo["activation"], "cnn_channels": [int(c) for c in ppo["cnn_channels"]],
-            "action_features": int(getattr(core, "num_action_features", 0)), "value_net": True}
+            "action_features": observed_action_features(core), "value_net": True}
     if spec["cnn_channels"]:
         if spec["action_features"]:
             raise ConfigError("ppo.cnn_channels does not apply with game option action_features "
@@ -43,9 +48,9 @@ def network_spec(core, ppo: dict) -> dict:
 def policy_kwargs(core, spec: dict) -> dict:
     """``policy_kwargs`` of ``FastMaskablePolicy`` for a network description."""
     from training.config import ConfigError
-    if spec["action_features"] != int(getattr(core, "num_action_features", 0)):
+    if spec["action_features"] != observed_action_features(core):
         raise ConfigError(f"the network reads {spec['action_features']} per-action features; "
-                          f"{core.name} with these options gives {getattr(core, 'num_action_features', 0)}")
+                          f"{core.name} with these options gives {observed_action_features(core)}")
     if spec["cnn_channels"] and len(core.observation_shape) != 3:
         raise ConfigError(f"the network's convolutions need (H, W, C) observations; "
                           f"{core.name} observations are {core.observation_shape}")
@@ -106,7 +111,7 @@ class _LogSoftmax(th.autograd.Function):
 
 
 class ActionFeatureExtractor(BaseFeaturesExtractor):
-    """For observations that end with per-action features (``core.num_action_features``).
+    """For observations that end with per-action features (``core.observation_ends_with_action_features``).
 
     Input: flat ``[observation, features]`` where the features are F blocks of
     ``num_actions`` values (feature-major), the last block being "legal".

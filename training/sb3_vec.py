@@ -1,4 +1,4 @@
-"""A stable-baselines3 ``VecEnv`` face of :class:`yyenvs.core.vector.GameVectorEnv`.
+"""A stable-baselines3 ``VecEnv`` face of :class:`yyenvs.envs.vector.GameVectorEnv`.
 
 The episode logic lives in the vector env; this adapter only translates its
 outputs to SB3's conventions.  All ``num_envs`` games live in one core state;
@@ -26,11 +26,11 @@ from __future__ import annotations
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from yyenvs.core.vector import GameVectorEnv
+from yyenvs.envs.vector import GameVectorEnv
 
 
 class LearnerVecEnv(VecEnv):
-    """SB3's ``VecEnv`` face of :class:`yyenvs.core.vector.GameVectorEnv` (no logic of its own)."""
+    """SB3's ``VecEnv`` face of :class:`yyenvs.envs.vector.GameVectorEnv` (no logic of its own)."""
 
     def __init__(self, core, num_envs: int, opponent, seed: int = 0, learner_seat="random",
                  shaping: float = 0.0, gamma: float = 1.0):

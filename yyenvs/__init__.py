@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import importlib
 
-from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OpponentError, OptionError
-from yyenvs.games import available_games, make_core
-from yyenvs.registration import register_all
+from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
+from yyenvs.core.errors import IllegalActionError, OpponentError, OptionError
+from yyenvs.core.spec import GameSpec, Option
+from yyenvs.envs.registration import register_all
+from yyenvs.games import GAMES, game_spec, make_core
 
 __version__ = "0.1.0"
-__all__ = ["BatchState", "GameCore", "IllegalActionError", "OpponentError", "OptionError", "available_games",
-           "make_core", "yoxii_v0", "koi_v0", "yinyang_v0"]
+__all__ = ["BatchState", "CHANCE_PLAYER", "GAMES", "GameCore", "GameSpec", "IllegalActionError", "OpponentError",
+           "Option", "OptionError", "game_spec", "make_core", "yoxii_v0", "koi_v0", "yinyang_v0"]
 
 register_all()
 
 
 def __getattr__(name):  # lazy PettingZoo modules: ``from yyenvs import yoxii_v0``
-    if name in ("yoxii_v0", "koi_v0", "yinyang_v0"):
+    if name in {spec.pettingzoo_module for spec in GAMES.values()}:
         return importlib.import_module(f"yyenvs.{name}")
     raise AttributeError(f"module 'yyenvs' has no attribute {name!r}")

@@ -24,7 +24,7 @@ from yyenvs.agents.base import sample_legal
 from yyenvs.cli import ArgumentParser, batch_int, positive_float, positive_int, run
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
-from yyenvs.games import available_games, make_core
+from yyenvs.games import GAMES, make_core
 
 DEFAULT_CONFIGS = {
     "yoxii": [{}, {"action_features": True}],  # the second: observation with lookahead features
@@ -127,10 +127,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="also measure forced serial and forced parallel kernels at large batches "
                              "(the default 'auto' picks the faster as it goes)")
     args = parser.parse_args(argv)
-    games = args.games or available_games()
-    unknown = sorted(set(games) - set(available_games()))
+    games = args.games or list(GAMES)
+    unknown = sorted(set(games) - set(list(GAMES)))
     if unknown:
-        parser.error(f"unknown or unavailable game(s) {unknown}; available: {available_games()}")
+        parser.error(f"unknown or unavailable game(s) {unknown}; available: {list(GAMES)}")
 
     print(f"hardware: {hardware()}")
     print(f"load average before the run: {os.getloadavg()[0]:.2f} (other processes slow every figure)")
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{label:<34}{layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
                           f"{nbytes:>9.0f}")
                 kernels.set_parallel(parallel_default)
-            from yyenvs.core.aec import aec_factories
+            from yyenvs.envs.aec import aec_factories
             _, env_fn = aec_factories(game)
             env = env_fn(**options)
             aec_steps_per_second(env, 0.05)

@@ -13,7 +13,7 @@ from yyenvs.agents import BASELINES, make_agent
 from yyenvs.cli import ArgumentParser, games_int, parse_option, run, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.core.rng import seeds_from
-from yyenvs.games import available_games, make_core
+from yyenvs.games import GAMES, make_core
 
 
 def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
@@ -57,7 +57,7 @@ def _agent(spec: str, core, seed: int):
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs play", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="yoxii", choices=available_games())
+    parser.add_argument("--game", default="yoxii", choices=list(GAMES))
     parser.add_argument("--agents", nargs=2, default=["greedy", "random"], metavar=("A", "B"),
                         help="two agents: random, greedy, mcts[:n] or a checkpoint path")
     parser.add_argument("--games", type=games_int, default=1000)

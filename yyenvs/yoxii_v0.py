@@ -1,5 +1,9 @@
-"""Yoxii as a PettingZoo AEC environment: ``env()`` (wrapped) and ``raw_env()``."""
-from yyenvs.core.aec import aec_factories
+"""Yoxii as a PettingZoo AEC environment: ``env()`` (wrapped) and ``raw_env()``.
+
+Version history (this module, ``yyenvs/Yoxii-v0`` in Gymnasium):
+  v0  first release.
+"""
+from yyenvs.envs.aec import aec_factories
 
 raw_env, env = aec_factories("yoxii")
 __all__ = ["env", "raw_env"]

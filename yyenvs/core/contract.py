@@ -26,9 +26,15 @@ Conventions
 * Randomness belongs to a game, never to the batch: ``init`` gets one seed per
   row, and any chance inside the game draws from that row's own stream (see
   :mod:`yyenvs.core.rng`).  So a game depends only on its seed and its
-  actions, whatever the batch size.  Such a stream is a ``uint64`` state field
-  whose name contains ``rng``: search agents (MCTS) re-scramble those fields so
-  that a search never sees the real game's future coin throws.
+  actions, whatever the batch size.
+* Chance (games whose spec declares it) comes in two modes, a game option:
+  ``chance="sampled"`` (the default) draws every chance event inside ``step``;
+  ``chance="explicit"`` stops at each one instead: ``current_player`` is
+  :data:`CHANCE_PLAYER`, the mask lists the outcomes that can happen,
+  :meth:`GameCore.chance_probabilities` gives their probabilities and
+  stepping with an outcome applies it.  The two modes' states have one
+  layout; a search converts with :meth:`GameCore.with_options` and samples
+  the outcomes itself, so it never reads the real game's future.
 * Every public method that takes a state first checks it
   (:meth:`GameCore.check_state`): its type and each field's dtype, trailing
   shape and batch length must match those of a state this core makes, else
@@ -43,44 +49,15 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-import reprlib
 from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
-
-class IllegalActionError(ValueError):
-    """An action that the rules (or the action space) do not allow."""
-
-
-class OptionError(ValueError):
-    """A game option with a bad name or value."""
-
-
-class OpponentError(RuntimeError):
-    """An opponent (of a Gymnasium or vector env) answered with an action it may not play.
-
-    The learner's env is then mid-turn and must be reset.
-    """
-
+from yyenvs.core.spec import GameSpec
+from yyenvs.core.errors import IllegalActionError, OpponentError, OptionError, show  # noqa: F401
 
 INT64_MAX = int(np.iinfo(np.int64).max)
-
-
-_REPR = reprlib.Repr()
-_REPR.maxstring = _REPR.maxother = 80
-
-
-def show(value, limit: int = 80) -> str:
-    """A short ``repr`` for messages: numpy scalars as Python ones; long or deeply nested values cut."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    try:
-        text = _REPR.repr(value)
-    except ValueError:  # an integer with too many digits to print
-        return f"a {type(value).__name__} too large to print"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _is_int(x) -> bool:
@@ -97,6 +74,10 @@ def _action_value(x) -> int:
     if not _is_int(x):
         return 1
     return 0 if -INT64_MAX - 1 <= x <= INT64_MAX else 2
+
+
+#: ``current_player`` of a row waiting for a chance outcome (explicit chance)
+CHANCE_PLAYER = -1
 
 
 @dataclasses.dataclass
@@ -165,20 +146,20 @@ class BatchState:
 
 
 class GameCore(abc.ABC):
-    """A game: options, constants and batched pure-numpy/numba functions.
+    """A game: its declared spec, options, constants and batched numba functions.
 
-    Subclasses set the class attributes, validate their options in
-    ``__init__`` (raising :class:`OptionError` naming the option), and set the
-    instance attributes ``num_players``, ``num_actions``,
-    ``observation_shape``.
+    A game subclasses this with ``spec`` (its :class:`~yyenvs.core.spec.GameSpec`)
+    and, in ``__init__`` after ``super().__init__(**options)``, the instance
+    attributes ``num_players``, ``num_actions``, ``observation_shape`` and
+    ``max_game_length``.  It writes its rules as the kernels behind
+    ``_step`` / ``_mask`` / ``_observe`` (and optionally ``_heuristic``,
+    ``_action_features``, ``_chance_probabilities``); the public methods here
+    check the state, the actions, the seats and any ``out=`` buffer once for
+    every game, then call them.
     """
 
-    #: short lowercase name, e.g. ``"yoxii"``; used by the registries
-    name: ClassVar[str]
-    #: the PettingZoo module name, e.g. ``"yoxii_v0"``
-    env_name: ClassVar[str]
-    #: the options accepted by ``__init__`` and their defaults
-    default_options: ClassVar[dict[str, Any]] = {}
+    #: the game's declared facts (id, version, players, chance, options)
+    spec: ClassVar[GameSpec]
 
     num_players: int
     num_actions: int
@@ -186,22 +167,44 @@ class GameCore(abc.ABC):
     observation_dtype: Any = np.float32
     observation_low: float = 0.0
     observation_high: float = 1.0
-    #: F > 0 when the observation is flat and ends with F lookahead features per
-    #: action (num_actions x F, the last one "legal"), e.g. Yoxii's ``action_features`` option
-    num_action_features: int = 0
-    #: an upper bound on the number of steps of a game (for time limits)
+    #: an upper bound on the number of steps of a game with these options
     max_game_length: int
+    #: the least and most reward one step can give a player with these options
+    reward_range: tuple[float, float] = (-1.0, 1.0)
+
+    #: names of the per-action features this core offers (see :meth:`action_features`); may be empty
+    action_feature_names: tuple[str, ...] = ()
+    #: True when the (flat) observation ends with the :meth:`action_features` block of the
+    #: observing seat, so that a policy can read them without knowing the game; the last
+    #: feature is then "legal" (1 for the legal actions), which a policy may average by
+    observation_ends_with_action_features: bool = False
+
+    #: True when chance events are nodes of the chance player (game option ``chance="explicit"``)
+    explicit_chance: bool = False
 
     #: the layout of this core's states (see :meth:`check_state`); made on first use
     _layout: Any = None
 
     def __init__(self, **options: Any) -> None:
-        unknown = sorted(set(options) - set(self.default_options))
-        if unknown:
-            raise OptionError(
-                f"{self.name}: unknown option(s) {unknown}; "
-                f"allowed: {sorted(self.default_options)}")
-        self.options = {**self.default_options, **options}
+        self.options = self.spec.check_options(options)
+        if self.spec.chance:
+            self.explicit_chance = self.options.get("chance") == "explicit"
+
+    @property
+    def name(self) -> str:
+        """The game's registry id, e.g. ``"yoxii"`` (used in messages)."""
+        return self.spec.id
+
+    def with_options(self, **changes: Any) -> "GameCore":
+        """The same game with some options changed (e.g. ``chance="explicit"``).
+
+        When both cores' states have the same layout (as the two chance modes'
+        do), states pass between them without being checked again.
+        """
+        other = type(self)(**{**self.options, **changes})
+        if other.state_layout()[1] == self.state_layout()[1]:
+            other._layout = self._layout
+        return other
 
     # -- naming ---------------------------------------------------------
     def player_names(self) -> list[str]:
@@ -268,19 +271,121 @@ class GameCore(abc.ABC):
     # -- the batched functions --------------------------------------------
     @abc.abstractmethod
     def init(self, seeds: np.ndarray) -> BatchState:
-        """New games, one per seed (``seeds``: (B,) integers)."""
+        """New games, one per seed (``seeds``: (B,) integers in [0, 2**64))."""
 
-    @abc.abstractmethod
-    def step(self, state: BatchState, actions: np.ndarray) -> BatchState:
-        """Apply one action per row (``< 0`` skips the row); in place."""
+    def step(self, state: BatchState, actions) -> BatchState:
+        """Apply one action per row (``< 0`` skips the row); in place.
 
-    @abc.abstractmethod
+        IllegalActionError names the first bad row; nothing changes then.
+        """
+        self.check_state(state)
+        actions = self.check_actions(state, actions)
+        bad = self._step(state, actions)
+        if bad >= 0:
+            self.raise_illegal(state, actions, bad)
+        return state
+
     def legal_action_mask(self, state: BatchState, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, num_actions) bool; never all-false for a game in progress (written into ``out`` if given)."""
+        """(B, num_actions) bool; never all-false for a game in progress (written into ``out`` if given).
+
+        At a chance node (explicit chance) it lists the outcomes that can happen.
+        """
+        self.check_state(state)
+        out = self._out_buffer(out, (state.batch_size, self.num_actions), np.bool_, "legal_action_mask")
+        self._mask(state, out)
+        return out
+
+    def observe(self, state: BatchState, player, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, *observation_shape) observation of row i from seat player[i] (into ``out`` if given)."""
+        self.check_state(state)
+        seats = self.seats(state, player)
+        out = self._out_buffer(out, (state.batch_size,) + tuple(self.observation_shape),
+                               self.observation_dtype, "observe")
+        self._observe(state, seats, out)
+        return out
+
+    def heuristic(self, state: BatchState, player) -> np.ndarray:
+        """(B,) float64 value of each row for seat player[i] (greedy, MCTS).
+
+        Finished rows give the final reward scaled to dominate any in-progress value.
+        """
+        self.check_state(state)
+        seats = self.seats(state, player)
+        out = np.empty(state.batch_size, np.float64)
+        self._heuristic(state, seats, out)
+        return out
+
+    def action_features(self, state: BatchState, player, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, F, num_actions) float32: feature f of each action for seat player[i].
+
+        F is ``len(action_feature_names)``; a core that offers none returns F = 0.
+        Feature-major, so that feature f of every action is one contiguous run.
+        """
+        self.check_state(state)
+        seats = self.seats(state, player)
+        shape = (state.batch_size, len(self.action_feature_names), self.num_actions)
+        out = self._out_buffer(out, shape, np.float32, "action_features")
+        if self.action_feature_names:
+            self._action_features(state, seats, out)
+        return out
+
+    # -- chance ---------------------------------------------------------------
+    def is_chance_node(self, state: BatchState) -> np.ndarray:
+        """(B,) bool: the row waits for a chance outcome (explicit chance only)."""
+        self.check_state(state)
+        return (state.current_player == CHANCE_PLAYER) & ~state.done
+
+    def chance_probabilities(self, state: BatchState, out: np.ndarray | None = None) -> np.ndarray:
+        """(B, num_actions) float64: the probability of each outcome at a chance node.
+
+        Rows that are not chance nodes are all zero.  The outcomes with a
+        non-zero probability are the ones :meth:`legal_action_mask` lists.
+        """
+        self.check_state(state)
+        out = self._out_buffer(out, (state.batch_size, self.num_actions), np.float64,
+                               "chance_probabilities")
+        out[:] = 0.0
+        if self.explicit_chance:
+            self._chance_probabilities(state, out)
+        return out
+
+    def sample_chance(self, state: BatchState) -> np.ndarray:
+        """(B,) int64 outcome per chance node, drawn from the row's own stream; -1 elsewhere.
+
+        The draw is the one ``chance="sampled"`` makes inside ``step``, so
+        stepping with these outcomes plays the same game as the sampled mode
+        from the same seed.  It advances the stream (the state changes).
+        """
+        self.check_state(state)
+        out = np.full(state.batch_size, -1, np.int64)
+        if self.explicit_chance:
+            self._sample_chance(state, out)
+        return out
+
+    # -- what a game writes ---------------------------------------------------
+    @abc.abstractmethod
+    def _step(self, state: BatchState, actions: np.ndarray) -> int:
+        """Apply checked int64 actions; the first illegal row (nothing changed then) or -1."""
 
     @abc.abstractmethod
-    def observe(self, state: BatchState, player: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-        """(B, *observation_shape) observation of row i from seat player[i] (into ``out`` if given)."""
+    def _mask(self, state: BatchState, out: np.ndarray) -> None:
+        """Write the legal-action mask into ``out`` (B, num_actions) bool."""
+
+    @abc.abstractmethod
+    def _observe(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        """Write the observation of each row from ``seats`` (B,) int8 into ``out``."""
+
+    def _heuristic(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        raise NotImplementedError(f"{self.name} has no heuristic")
+
+    def _action_features(self, state: BatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        raise NotImplementedError(f"{self.name} declares action features but computes none")
+
+    def _chance_probabilities(self, state: BatchState, out: np.ndarray) -> None:
+        raise NotImplementedError(f"{self.name} declares chance but gives no probabilities")
+
+    def _sample_chance(self, state: BatchState, out: np.ndarray) -> None:
+        raise NotImplementedError(f"{self.name} declares chance but cannot sample it")
 
     def seats(self, state: BatchState, player) -> np.ndarray:
         """``player`` (a seat or one per row) as a writeable contiguous (B,) int8 array.
@@ -347,14 +452,6 @@ class GameCore(abc.ABC):
             return out
         raise ValueError(f"{self.name}: {what} out= must be a writeable C-contiguous {dtype} "
                          f"array of shape {shape}, got {problem}")
-
-    def heuristic(self, state: BatchState, player: np.ndarray) -> np.ndarray:
-        """(B,) float value of each row for seat player[i] (greedy, MCTS).
-
-        Finished rows should return the final reward scaled to dominate any
-        in-progress value.
-        """
-        raise NotImplementedError(f"{self.name} has no heuristic")
 
     # -- rendering (one row) --------------------------------------------
     @abc.abstractmethod
@@ -429,13 +526,14 @@ class GameCore(abc.ABC):
             raise IllegalActionError(f"{self.name}: action {show(value)} ({where(i)}) is {reason}")
         return np.array([int(x) for x in given], np.int64) if listed else a.astype(np.int64)
 
-    def raise_illegal(self, state: BatchState, actions: np.ndarray, bad_rows) -> None:
-        bad_rows = np.asarray(bad_rows)
-        if bad_rows.size:
-            i = int(bad_rows[0])
-            raise IllegalActionError(
-                f"{self.name}: action {int(actions[i])} ({self.action_to_string(int(actions[i]))}) "
-                f"is illegal in row {i} (player {int(state.current_player[i])} to move)")
+    def raise_illegal(self, state: BatchState, actions: np.ndarray, row: int) -> None:
+        """IllegalActionError for the action of ``row``, named in words."""
+        i = int(row)
+        who = ("chance" if state.current_player[i] == CHANCE_PLAYER
+               else f"player {int(state.current_player[i])}")
+        raise IllegalActionError(
+            f"{self.name}: action {int(actions[i])} ({self.action_to_string(int(actions[i]))}) "
+            f"is illegal in row {i} ({who} to move)")
 
     def __repr__(self) -> str:
         opts = ", ".join(f"{k}={show(v)}" for k, v in self.options.items())

@@ -1,38 +1,40 @@
-"""The game registry: short name -> core class, imported lazily."""
+"""The game registry: each game's declared spec, and its core built on demand.
+
+``GAMES`` maps a game id to its :class:`~yyenvs.core.spec.GameSpec`; the
+cores (and their numba kernels) are imported only when first built.
+"""
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
-from yyenvs.core.contract import GameCore, OptionError
+from yyenvs.core.contract import GameCore
+from yyenvs.core.errors import OptionError
+from yyenvs.core.spec import GameSpec
+from yyenvs.games.koi.spec import SPEC as KOI
+from yyenvs.games.yinyang.spec import SPEC as YINYANG
+from yyenvs.games.yoxii.spec import SPEC as YOXII
 
-# name -> (module, class, Gymnasium id, PettingZoo module name)
-GAMES: dict[str, tuple[str, str, str, str]] = {
-    "yoxii": ("yyenvs.games.yoxii.core", "YoxiiCore", "yyenvs/Yoxii-v0", "yoxii_v0"),
-    "koi": ("yyenvs.games.koi.core", "KoiCore", "yyenvs/Koi-v0", "koi_v0"),
-    "yinyang": ("yyenvs.games.yinyang.core", "YinYangCore", "yyenvs/YinYang-v0", "yinyang_v0"),
-}
-
-
-def available_games() -> list[str]:
-    """Names of the games whose core module is present."""
-    out = []
-    for name, (mod, *_rest) in GAMES.items():
-        try:
-            if importlib.util.find_spec(mod) is not None:
-                out.append(name)
-        except ModuleNotFoundError:
-            pass
-    return out
+GAMES: dict[str, GameSpec] = {spec.id: spec for spec in (YOXII, KOI, YINYANG)}
 
 
-def core_class(name: str) -> type[GameCore]:
-    if name not in GAMES:
-        raise OptionError(f"unknown game {name!r}; choose from {sorted(GAMES)}")
-    mod, cls, *_ = GAMES[name]
-    return getattr(importlib.import_module(mod), cls)
+def game_spec(game: str) -> GameSpec:
+    """The spec of game ``game`` (an id of :data:`GAMES`), or OptionError listing the ids."""
+    spec = GAMES.get(game) if isinstance(game, str) else None
+    if spec is None:
+        raise OptionError(f"unknown game {game!r}; choose from {sorted(GAMES)}")
+    return spec
 
 
-def make_core(name: str, **options) -> GameCore:
-    """The core of game ``name`` with ``options`` (validated by the core)."""
-    return core_class(name)(**options)
+def core_class(game: str) -> type[GameCore]:
+    module, _, cls = game_spec(game).core.partition(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def make_core(game: str, **options) -> GameCore:
+    """The core of game ``game`` with ``options`` (checked against its spec)."""
+    return core_class(game)(**options)
+
+
+def variants() -> list[tuple[str, dict]]:
+    """Every (game id, options) that the tests and benchmarks run, defaults first per game."""
+    return [(g, dict(v)) for g, spec in GAMES.items() for v in spec.variants]

@@ -40,7 +40,7 @@ E, SE, S, SW, W, NW; D = 4: N, E, S, W).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
@@ -49,11 +49,11 @@ from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, IllegalActionError, OptionError, show
 from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import game_seeds
+from yyenvs.games.koi.spec import PLY_MAX, SPEC
 
 EMPTY, YIN_FRY, YANG_FRY, YIN_KOI, YANG_KOI, TAIJI = 0, 1, 2, 3, 4, 5
 NUM_KOI = 5
 SETUP, PLAY = 0, 1
-PLY_MAX = 2**31 - 1  # the largest ply an int32 holds
 
 DIR_NAMES = {8: ("N", "NE", "E", "SE", "S", "SW", "W", "NW"), 4: ("N", "E", "S", "W")}
 DIR_VECTORS = {
@@ -69,10 +69,6 @@ OBS_OWN_COUNT = 11  # min(own fry / win_fry, 1) everywhere
 OBS_OPP_COUNT = 12  # min(opponent fry / win_fry, 1) everywhere
 OBS_PLY = 13  # min(ply / max_plies, 1) everywhere
 NUM_PLANES = 14
-PLANE_NAMES = ("own koi", "opponent koi", "own fry", "opponent fry", "Taiji",
-               "own koi 0", "own koi 1", "own koi 2", "own koi 3", "own koi 4",
-               "set-up phase", "own fry / win_fry", "opponent fry / win_fry",
-               "ply / max_plies")
 
 
 # --------------------------------------------------------------------------
@@ -328,45 +324,22 @@ class KoiState(BatchState):
 class KoiCore(GameCore):
     """Yin Yang Koi (spec: ``seeds/koi.md``)."""
 
-    name: ClassVar[str] = "koi"
-    env_name: ClassVar[str] = "koi_v0"
-    default_options: ClassVar[dict[str, Any]] = {
-        "board_size": 9,
-        "directions": 8,
-        "quick_start": False,
-        "win_fry": 14,
-        "max_plies": 400,
-    }
+    spec = SPEC
     mobility_weight: float = 0.1
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         o = self.options
-        n = _int_option("board_size", o["board_size"], "an odd integer from 5 to 19")
-        if n < 5 or n > 19 or n % 2 == 0:
-            raise OptionError(f"koi: board_size must be an odd integer from 5 to 19, got {show(n)}")
-        d = _int_option("directions", o["directions"], "8 or 4")
-        if d not in (4, 8):
-            raise OptionError(f"koi: directions must be 8 or 4, got {show(d)}")
-        if not isinstance(o["quick_start"], (bool, np.bool_)):
-            raise OptionError(f"koi: quick_start must be True or False, got {show(o['quick_start'])}")
+        n, d, w, m = o["board_size"], o["directions"], o["win_fry"], o["max_plies"]
         most = n * n - 1 - 2 * NUM_KOI
-        w = _int_option("win_fry", o["win_fry"], f"an integer from 14 to {most} on a {n}x{n} board")
-        if w < 14 or w > most:
+        if w > most:
             raise OptionError(
-                f"koi: win_fry must be an integer from 14 to {most} (the free points of a "
+                f"koi: option win_fry must be an integer from 14 to {most} (the free points of a "
                 f"{n}x{n} board), got {show(w)}")
-        # ``ply`` is int32: a cap it cannot reach would never stop a game
-        m = _int_option("max_plies", o["max_plies"], f"an integer from 1 to {PLY_MAX} (ply is int32)")
-        if not 1 <= m <= PLY_MAX:
-            raise OptionError(f"koi: max_plies must be an integer from 1 to {PLY_MAX} (ply is int32), "
-                              f"got {show(m)}")
-        self.options = {"board_size": n, "directions": d, "quick_start": bool(o["quick_start"]),
-                        "win_fry": w, "max_plies": m}
         self.board_size = n
         self.num_points = n * n
         self.num_dirs = d
-        self.quick_start = bool(o["quick_start"])
+        self.quick_start = o["quick_start"]
         self.win_fry = w
         self.max_plies = m
         self.taiji = (n // 2) * n + n // 2
@@ -434,51 +407,35 @@ class KoiCore(GameCore):
             winner=np.full(b, -1, dtype=np.int8),
         )
 
-    def step(self, state: KoiState, actions) -> KoiState:
-        self.check_state(state)
-        actions = self.check_actions(state, actions)
-        bad = _step_kernel(state.board, state.koi, state.fry, state.phase, state.current_player,
-                           state.rewards, state.terminated, state.truncated, state.ply,
-                           state.winner, actions, self.rays, self.board_size, self.num_dirs,
-                           self.win_fry, self.max_plies)
-        if bad >= 0:
-            self.raise_illegal(state, actions, [bad])
-        return state
+    def _step(self, state: KoiState, actions) -> int:
+        return _step_kernel(state.board, state.koi, state.fry, state.phase, state.current_player,
+                            state.rewards, state.terminated, state.truncated, state.ply,
+                            state.winner, actions, self.rays, self.board_size, self.num_dirs,
+                            self.win_fry, self.max_plies)
 
-    def legal_action_mask(self, state: KoiState, out=None) -> np.ndarray:
-        self.check_state(state)
-        out = self._out_buffer(out, (state.batch_size, self.num_actions), bool, "legal_action_mask")
+    def _mask(self, state: KoiState, out) -> None:
         _mask_kernel(state.board, state.koi, state.phase, state.current_player, state.done,
                      self.rays, self.board_size, self.num_dirs, out)
-        return out
 
-    def observe(self, state: KoiState, player, out=None) -> np.ndarray:
-        """Planes (N, N, 14) float32 from seat ``player[i]``'s side (spec 9).
+    def _observe(self, state: KoiState, seats, out) -> None:
+        """Planes (N, N, 14) float32 from seat ``seats[i]``'s side (spec 9).
 
         0 own koi, 1 opposing koi, 2 own fry, 3 opposing fry, 4 Taiji,
         5-9 own koi slot 0-4, 10 set-up phase, 11 own fry / win_fry,
         12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
         """
-        self.check_state(state)
-        player = self.seats(state, player)
         n = self.board_size
-        out = self._out_buffer(out, (state.batch_size, n, n, NUM_PLANES), np.float32, "observe")
-        _observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply, player,
+        _observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply, seats,
                         float(self.win_fry), float(self.max_plies),
                         out.reshape(state.batch_size, n * n, NUM_PLANES))
-        return out
 
-    def heuristic(self, state: KoiState, player) -> np.ndarray:
+    def _heuristic(self, state: KoiState, seats, out) -> None:
         """Fry difference plus ``mobility_weight`` times the difference in legal
-        swims, from seat ``player[i]``'s side; +-1000 for a decided game, 0 for
+        swims, from seat ``seats[i]``'s side; +-1000 for a decided game, 0 for
         a truncated one."""
-        self.check_state(state)
-        player = self.seats(state, player)
-        out = np.empty(state.batch_size, dtype=np.float64)
         _heuristic_kernel(state.board, state.koi, state.fry, state.phase, state.terminated,
-                          state.truncated, state.winner, player, self.rays,
+                          state.truncated, state.winner, seats, self.rays,
                           self.board_size, self.num_dirs, float(self.mobility_weight), out)
-        return out
 
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""
@@ -504,9 +461,10 @@ class KoiCore(GameCore):
         if len(rows) != n or any(len(r) != n for r in rows):
             raise ValueError(f"koi: a text board needs {n} lines of {n} tokens")
         if ply is not None:
-            ply = _int_option("ply", ply, f"an integer from 0 to {PLY_MAX}")
-            if not 0 <= ply <= PLY_MAX:
+            if (isinstance(ply, (bool, np.bool_)) or not isinstance(ply, (int, np.integer))
+                    or not 0 <= ply <= PLY_MAX):
                 raise ValueError(f"koi: ply must be an integer from 0 to {PLY_MAX}, got {show(ply)}")
+            ply = int(ply)
         state = self.init(np.zeros(1, dtype=np.uint64))
         board = state.board[0]
         board[:] = EMPTY
@@ -661,9 +619,3 @@ def _taiji(img, cy, cx, rad, dark, light):
     draw.disc(img, cy - rad / 2, cx, rad / 7, dark)
     draw.disc(img, cy + rad / 2, cx, rad / 7, light)
     draw.ring(img, cy, cx, rad, dark, 1.5)
-
-
-def _int_option(name: str, value: Any, allowed: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise OptionError(f"koi: {name} must be {allowed}, got {show(value)} ({type(value).__name__})")
-    return int(value)

@@ -18,6 +18,7 @@ import numpy as np
 
 from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, OptionError, show
+from yyenvs.games.yinyang.spec import SPEC
 from yyenvs.core.rng import game_seeds, hash_u64
 from yyenvs.games.yinyang import kernels as K
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data
@@ -56,25 +57,13 @@ class YinYangState(BatchState):
 
 
 class YinYangCore(GameCore):
-    name = "yinyang"
-    env_name = "yinyang_v0"
-    default_options = {"num_players": 2, "data_file": None, "reward": "win", "board_side": "auto"}
+    spec = SPEC
 
     def __init__(self, **options):
         super().__init__(**options)
         o = self.options
-        n = o["num_players"]
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= int(n) <= 4:
-            raise OptionError(f"yinyang: option num_players must be an integer 1..4, got {show(n)}")
-        self.num_players = int(n)
-        if o["reward"] not in ("win", "score"):
-            raise OptionError(f"yinyang: option reward must be 'win' or 'score', got {show(o['reward'])}")
-        df = o["data_file"]
-        if df is not None and not isinstance(df, (str, bytes)) and not hasattr(df, "__fspath__"):
-            raise OptionError(f"yinyang: option data_file must be a path or None, got {show(df)}")
-        side = o["board_side"]
-        if side not in ("auto", "2-3", "4"):
-            raise OptionError(f"yinyang: option board_side must be 'auto', '2-3' or '4', got {show(side)}")
+        self.num_players = o["num_players"]
+        df, side = o["data_file"], o["board_side"]
         self.data = d = load_data(df)
         if side == "auto":
             side = "4" if self.num_players == 4 else "2-3"
@@ -112,6 +101,8 @@ class YinYangCore(GameCore):
         self.tmis = d.temple_missions.astype(np.int64)
         self.distart = d.di_start.astype(np.int64)
         self.score_mode = o["reward"] == "score"
+        self.reward_range = ((0.0, 6.0) if self.solo else (-1.0, 1.0) if not self.score_mode
+                             else (-float(np.iinfo(np.int16).max), float(np.iinfo(np.int16).max)))
         self._names = self._action_names()
 
     # -- naming ------------------------------------------------------------
@@ -185,51 +176,31 @@ class YinYangCore(GameCore):
                       self.distart, self.ngm, self.ntm)
         return s
 
-    def step(self, state: YinYangState, actions) -> YinYangState:
-        self.check_state(state)
-        actions = self.check_actions(state, actions)
+    def _step(self, state: YinYangState, actions) -> int:
         s = state
-        bad = K.step_kernel(actions, s.rng, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev,
-                            s.over, s.lines, s.solo, s.current_player, s.rewards, s.terminated,
-                            s.ply, self.cfg, self.off, self.kingdom, self.road, self.boat,
-                            self.kpoints, self.lower, self.tovals, self.devsp, self.perim,
-                            self.linem, self.gmis, self.tmis, self.distart, self.score_mode)
-        if bad >= 0:
-            self.raise_illegal(state, actions, [bad])
-        return state
+        return K.step_kernel(actions, s.rng, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev,
+                             s.over, s.lines, s.solo, s.current_player, s.rewards, s.terminated,
+                             s.ply, self.cfg, self.off, self.kingdom, self.road, self.boat,
+                             self.kpoints, self.lower, self.tovals, self.devsp, self.perim,
+                             self.linem, self.gmis, self.tmis, self.distart, self.score_mode)
 
-    def legal_action_mask(self, state: YinYangState, out=None) -> np.ndarray:
-        self.check_state(state)
+    def _mask(self, state: YinYangState, out) -> None:
         s = state
-        out = self._out_buffer(out, (s.batch_size, self.num_actions), bool, "legal_action_mask")
         K.mask_kernel(s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.terminated,
                       self.cfg, self.off, self.road, self.boat, self.lower, self.devsp, out)
-        return out
 
-    def observe(self, state: YinYangState, player, out=None) -> np.ndarray:
-        self.check_state(state)
+    def _observe(self, state: YinYangState, seats, out) -> None:
         s = state
-        viewer = self._viewer(s, player)
-        out = self._out_buffer(out, (s.batch_size,) + self.observation_shape, np.float32, "observe")
-        K.observe_kernel(viewer, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.over,
-                         s.lines, s.solo, s.current_player, self.cfg, self.kingdom, self.tovals,
-                         self.ngm, self.ntm, out)
-        return out
+        K.observe_kernel(seats.astype(np.int64), s.flow, s.order, s.city, s.taiji, s.goods, s.pl,
+                         s.dev, s.over, s.lines, s.solo, s.current_player, self.cfg, self.kingdom,
+                         self.tovals, self.ngm, self.ntm, out)
 
-    def heuristic(self, state: YinYangState, player) -> np.ndarray:
-        self.check_state(state)
+    def _heuristic(self, state: YinYangState, seats, out) -> None:
         s = state
-        viewer = self._viewer(s, player)
-        out = np.empty(s.batch_size, dtype=np.float64)
-        K.heuristic_kernel(viewer, s.flow, s.city, s.pl, s.dev, s.over, s.lines, s.solo,
-                           s.terminated, s.rewards, self.cfg, self.kingdom, self.kpoints, self.tovals,
-                           self.devsp, self.perim, self.linem, self.gmis, self.tmis, self.road,
-                           self.boat, out)
-        return out
-
-    def _viewer(self, state, player) -> np.ndarray:
-        # checked seats, as the int64 array the kernels were written for
-        return self.seats(state, player).astype(np.int64)
+        K.heuristic_kernel(seats.astype(np.int64), s.flow, s.city, s.pl, s.dev, s.over, s.lines,
+                           s.solo, s.terminated, s.rewards, self.cfg, self.kingdom, self.kpoints,
+                           self.tovals, self.devsp, self.perim, self.linem, self.gmis, self.tmis,
+                           self.road, self.boat, out)
 
     def scores(self, state: YinYangState) -> np.ndarray:
         """(B, P) score of every player as if the game ended now (final score when over)."""

@@ -23,9 +23,10 @@ import numpy as np
 from numba import njit, prange
 
 from yyenvs.core import draw
-from yyenvs.core.contract import BatchState, GameCore, OptionError, show
+from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import game_seeds
+from yyenvs.games.yoxii.spec import SPEC
 
 # --- geometry (module constants, computed once) ------------------------------
 ROW_WIDTHS = (3, 5, 7, 7, 7, 5, 3)
@@ -260,7 +261,8 @@ def _heuristic_kernel(board, totem, terminated, rewards, viewer, out):
 # search covers every value.  Results are 16-bit masks (no allocation in the hot
 # loops): bit ``4 * v1 + v2`` stands for the values (v1 + 1, v2 + 1) of the
 # mover's pieces on ``c1`` and ``c2``.
-NUM_ACTION_FEATURES = 5  # win_now, ends_without_win, opponent_can_win_next, opponent_can_trap, legal
+ACTION_FEATURE_NAMES = ("wins_now", "ends_without_win", "opponent_can_win_next", "opponent_can_trap", "legal")
+NUM_ACTION_FEATURES = len(ACTION_FEATURE_NAMES)
 LEGAL = NUM_ACTION_FEATURES - 1
 ALL_PAIRS = (1 << (NUM_VALUES * NUM_VALUES)) - 1
 
@@ -543,20 +545,16 @@ class YoxiiCore(GameCore):
     (see :meth:`observe`); the rules do not change.
     """
 
-    name = "yoxii"
-    env_name = "yoxii_v0"
-    default_options: dict = {"action_features": False}
+    spec = SPEC
+    action_feature_names = ACTION_FEATURE_NAMES
 
     def __init__(self, **options):
         super().__init__(**options)
-        if not isinstance(self.options["action_features"], (bool, np.bool_)):
-            raise OptionError(f"yoxii: option action_features must be true or false, "
-                              f"got {show(self.options['action_features'])}")
         self.num_players = 2
         self.num_actions = NUM_ACTIONS
         self.planes_shape = (SIZE, SIZE, 18)
-        self.num_action_features = NUM_ACTION_FEATURES if self.options["action_features"] else 0
-        self.observation_shape = (self.planes_shape if not self.num_action_features else
+        self.observation_ends_with_action_features = self.options["action_features"]
+        self.observation_shape = (self.planes_shape if not self.observation_ends_with_action_features else
                                   (int(np.prod(self.planes_shape)) + NUM_ACTIONS * NUM_ACTION_FEATURES,))
         self.max_game_length = NUM_CELLS - 1  # each turn fills one of 36 squares
 
@@ -600,50 +598,38 @@ class YoxiiCore(GameCore):
             stock=np.tile(np.array(STOCK, np.int8), (B, 2, 1)),
         )
 
-    def step(self, state: YoxiiState, actions) -> YoxiiState:
-        self.check_state(state)
-        actions = self.check_actions(state, actions)
-        bad = _step_kernel(state.board, state.totem, state.stock, state.current_player,
-                           state.rewards, state.terminated, state.ply, actions)
-        if bad >= 0:
-            self.raise_illegal(state, actions, [bad])
-        return state
+    def _step(self, state: YoxiiState, actions) -> int:
+        return _step_kernel(state.board, state.totem, state.stock, state.current_player,
+                            state.rewards, state.terminated, state.ply, actions)
 
-    def legal_action_mask(self, state: YoxiiState, out=None) -> np.ndarray:
-        self.check_state(state)
-        out = self._out_buffer(out, (state.batch_size, NUM_ACTIONS), bool, "legal_action_mask")
+    def _mask(self, state: YoxiiState, out) -> None:
         _legal_mask_kernel(state.board, state.totem, state.stock, state.current_player,
                            state.done, out)
-        return out
 
-    def observe(self, state: YoxiiState, player, out=None) -> np.ndarray:
-        """Planes (7, 7, 18) float32 from seat ``player[i]``'s side.
+    def _observe(self, state: YoxiiState, seats, out) -> None:
+        """Planes (7, 7, 18) float32 from seat ``seats[i]``'s side.
 
         0-3 own piece of value 1-4; 4-7 opponent piece of value 1-4; 8 totem;
         9 square exists; 10-13 own stock of value 1-4 / 5; 14-17 opponent's.
 
         With ``action_features=True``: a flat (882 + 5 * 1184,) vector, the
-        planes flattened, then the five lookahead features (see
-        :meth:`action_features`), feature by feature, each over all actions in
-        action order (as if ``player[i]`` were to move).
+        planes flattened, then the (5, 1184) block of :meth:`action_features`
+        (as if ``seats[i]`` were to move).
         """
-        self.check_state(state)
-        player = self.seats(state, player)
-        out = self._out_buffer(out, (state.batch_size, *self.observation_shape), np.float32, "observe")
-        if not self.num_action_features:
-            _observe_kernel(state.board, state.totem, state.stock, player, out)
-            return out
-        n = int(np.prod(self.planes_shape))
-        planes = np.empty((state.batch_size, *self.planes_shape), dtype=np.float32)
-        _observe_kernel(state.board, state.totem, state.stock, player, planes)
-        out[:, :n] = planes.reshape(state.batch_size, n)
-        out[:, n:] = self._features_by_feature(state, player).reshape(state.batch_size, -1)
-        return out
+        if not self.observation_ends_with_action_features:
+            _observe_kernel(state.board, state.totem, state.stock, seats, out)
+            return
+        n, B = int(np.prod(self.planes_shape)), state.batch_size
+        planes = np.empty((B, *self.planes_shape), dtype=np.float32)
+        _observe_kernel(state.board, state.totem, state.stock, seats, planes)
+        feats = np.empty((B, NUM_ACTION_FEATURES, NUM_ACTIONS), dtype=np.float32)
+        _action_features_kernel(state.board, state.totem, state.stock, seats, state.done, feats)
+        out[:, :n] = planes.reshape(B, n)
+        out[:, n:] = feats.reshape(B, -1)
 
-    def action_features(self, state: YoxiiState, player) -> np.ndarray:
-        """(B, 1184, 5) float32 lookahead facts about each action of seat
-        ``player[i]`` (as the player to move), computed by the rules; the
-        opponent's pieces are its largest left:
+    def _action_features(self, state: YoxiiState, seats, out) -> None:
+        """Lookahead facts about each action of seat ``seats[i]`` (as the player
+        to move), computed by the rules; the opponent's pieces are its largest left:
 
         0 the move ends the game and the mover wins; 1 it ends the game in a
         draw or a loss; 2 it does not end the game and the opponent then has a
@@ -652,22 +638,11 @@ class YoxiiCore(GameCore):
         has no turn that wins at once or is safe (none of 1-2); 4 the move is
         legal.  Zero for illegal actions and finished games.
         """
-        self.check_state(state)
-        return self._features_by_feature(state, self.seats(state, player)).transpose(0, 2, 1)
+        _action_features_kernel(state.board, state.totem, state.stock, seats, state.done, out)
 
-    def _features_by_feature(self, state: YoxiiState, player: np.ndarray) -> np.ndarray:
-        """(B, 5, 1184) contiguous: the layout of the observation."""
-        out = np.empty((state.batch_size, NUM_ACTION_FEATURES, NUM_ACTIONS), dtype=np.float32)
-        _action_features_kernel(state.board, state.totem, state.stock, player, state.done, out)
-        return out
-
-    def heuristic(self, state: YoxiiState, player) -> np.ndarray:
+    def _heuristic(self, state: YoxiiState, seats, out) -> None:
         """Own minus opponent value around the totem (+0.1 per piece); ±1000 at the end."""
-        self.check_state(state)
-        out = np.empty(state.batch_size, dtype=np.float64)
-        _heuristic_kernel(state.board, state.totem, state.terminated, state.rewards,
-                          self.seats(state, player), out)
-        return out
+        _heuristic_kernel(state.board, state.totem, state.terminated, state.rewards, seats, out)
 
     def scores(self, state: YoxiiState) -> np.ndarray:
         """(B, 2, 2): per player, (sum, count) of own pieces around the totem."""

@@ -18,10 +18,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from yyenvs.core.contract import IllegalActionError, show
-from yyenvs.core.rendering import Renderer, check_render_mode
+from yyenvs.core.errors import IllegalActionError, show
+from yyenvs.envs.rendering import Renderer, check_render_mode
 from yyenvs.core.rng import check_seed, seeds_from
-from yyenvs.games import GAMES, make_core
+from yyenvs.games import game_spec, make_core
 
 
 class GameAECEnv(AECEnv, EzPickle):
@@ -181,7 +181,7 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 @functools.cache
 def aec_factories(game: str):
     """``(raw_env, env)`` for the thin PettingZoo-style module of ``game``."""
-    env_name = GAMES[game][3]
+    env_name = game_spec(game).pettingzoo_module
     raw_env = type("raw_env", (GameAECEnv,), {
         "game": game,
         "metadata": {**GameAECEnv.metadata, "name": env_name},

@@ -13,8 +13,8 @@ from gymnasium import spaces
 
 from yyenvs.agents import make_agent
 from yyenvs.core.contract import IllegalActionError, OpponentError, show
-from yyenvs.core.learner import LearnerBatch, reset_seat
-from yyenvs.core.rendering import Renderer, check_render_mode
+from yyenvs.envs.learner import LearnerBatch, reset_seat
+from yyenvs.envs.rendering import Renderer, check_render_mode
 from yyenvs.core.rng import check_seed
 from yyenvs.games import make_core
 

@@ -6,7 +6,7 @@ autoreset): the returned observation is the new game's first one and
 ``infos["final_obs"]`` / ``infos["_final_obs"]`` hold the last observation of
 the finished game.  Opponent moves are computed for the whole batch at once.
 ``action_masks()`` returns the (N, num_actions) legal-action mask.  Bad
-actions, seeds and options raise as in :class:`~yyenvs.core.gym_env.GameEnv`;
+actions, seeds and options raise as in :class:`~yyenvs.envs.gym_env.GameEnv`;
 after an :class:`~yyenvs.core.contract.OpponentError` the env must be reset.
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from yyenvs.agents import make_agent
-from yyenvs.core.contract import OpponentError
-from yyenvs.core.learner import LearnerBatch, reset_seat
-from yyenvs.core.rendering import check_render_mode
+from yyenvs.core.errors import OpponentError, OptionError, show
+from yyenvs.envs.learner import LearnerBatch, reset_seat
+from yyenvs.envs.rendering import check_render_mode
 from yyenvs.core.rng import check_seed
 from yyenvs.games import make_core
 
@@ -30,8 +30,15 @@ class GameVectorEnv(VectorEnv):
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, game: str, num_envs: int = 1, opponent="random", learner_seat="random",
-                 render_mode: str | None = None, **options):
+                 render_mode: str | None = None, max_episode_steps: int | None = None, **options):
         check_render_mode(render_mode, self.metadata["render_modes"])
+        if max_episode_steps is not None and not (
+                isinstance(max_episode_steps, (int, np.integer)) and not isinstance(max_episode_steps, bool)
+                and max_episode_steps >= 1):
+            raise OptionError(f"max_episode_steps must be a positive integer or None, "
+                              f"got {show(max_episode_steps)}")
+        # learner steps after which a game is truncated (Gymnasium's TimeLimit, batched)
+        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.core = make_core(game, **options)
         self.render_mode = render_mode
         self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
@@ -83,6 +90,8 @@ class GameVectorEnv(VectorEnv):
         self._carry[:] = 0
         self.returns += reward
         self.lengths += 1
+        if self.max_episode_steps is not None:
+            truncated = truncated | ((self.lengths >= self.max_episode_steps) & ~terminated)
         done = np.flatnonzero(terminated | truncated)
         infos: dict = {}
         if done.size:

@@ -1,0 +1,36 @@
+"""The errors the package raises, and ``show``, the short ``repr`` its messages use."""
+from __future__ import annotations
+
+import reprlib
+
+import numpy as np
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules (or the action space) do not allow."""
+
+
+class OptionError(ValueError):
+    """A game option with a bad name or value."""
+
+
+class OpponentError(RuntimeError):
+    """An opponent (of a Gymnasium or vector env) answered with an action it may not play.
+
+    The learner's env is then mid-turn and must be reset.
+    """
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+
+
+def show(value, limit: int = 80) -> str:
+    """A short ``repr`` for messages: numpy scalars as Python ones; long or deeply nested values cut."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    try:
+        text = _REPR.repr(value)
+    except ValueError:  # an integer with too many digits to print
+        return f"a {type(value).__name__} too large to print"
+    return text if len(text) <= limit else text[:limit - 3] + "..."

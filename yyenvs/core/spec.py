@@ -1,0 +1,138 @@
+"""The declared facts of a game: identity, version, players, chance, options.
+
+A :class:`GameSpec` is what OpenSpiel calls a game type and what Pgx gives
+each env as id and version: everything the registries, the Gymnasium and
+PettingZoo registrations, the tests and the benchmarks need to know about a
+game without building it.  Facts that depend on the options (the action
+count, the observation shape, the longest game, the reward range) belong to
+the core built from those options (see :class:`~yyenvs.core.contract.GameCore`).
+
+Options are declared once, here, with their types, ranges and defaults;
+:meth:`GameSpec.check_options` is the one place that checks them, and its
+errors name the option.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from yyenvs.core.errors import OptionError, show
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    """One game option: its name, default and the values it takes.
+
+    ``kind`` is ``"bool"``, ``"int"`` (from ``low`` to ``high``, odd only
+    when ``odd``), ``"choice"`` (one of ``choices``) or ``"path"`` (a file
+    path, or None for the packaged default).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str
+    low: int | None = None
+    high: int | None = None
+    odd: bool = False
+    choices: tuple = ()
+
+    def __post_init__(self):
+        if self.kind not in ("bool", "int", "choice", "path"):
+            raise ValueError(f"option {self.name}: unknown kind {self.kind!r}")
+
+    def allowed(self) -> str:
+        """The values this option takes, in words."""
+        if self.kind == "bool":
+            return "True or False"
+        if self.kind == "int":
+            return (f"an{' odd' if self.odd else ''} integer from {self.low} to {self.high}")
+        if self.kind == "choice":
+            return " or ".join(repr(c) for c in self.choices)
+        return "a file path or None"
+
+    def check(self, value, game: str):
+        """``value`` as this option holds it (a Python bool / int / str), or OptionError naming it."""
+        ok = False
+        if self.kind == "bool":
+            ok = isinstance(value, (bool, np.bool_))
+            value = bool(value) if ok else value
+        elif self.kind == "int":
+            ok = (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+                  and self.low <= value <= self.high and (not self.odd or value % 2 == 1))
+            value = int(value) if ok else value
+        elif self.kind == "choice":
+            if isinstance(value, np.integer):
+                value = int(value)
+            ok = any(type(value) is type(c) and value == c for c in self.choices)
+        else:
+            ok = value is None or isinstance(value, (str, bytes, os.PathLike))
+        if not ok:
+            raise OptionError(f"{game}: option {self.name} must be {self.allowed()}, "
+                              f"got {show(value)} ({type(value).__name__})")
+        return value
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    """The declared facts of one game (see the module docstring)."""
+
+    id: str  #: short lowercase name, the registry key, e.g. ``"yoxii"``
+    title: str  #: the game's name for people, e.g. ``"Yin Yang Koi"``
+    version: int  #: the environment version: bumped when a game's behaviour changes
+    core: str  #: ``"module:Class"`` of the core, imported on first use
+    players: tuple[int, int]  #: the fewest and most players
+    chance: bool  #: chance events happen during play (beyond the set-up drawn from the seed)
+    #: an upper bound on the steps of a game at the default options (the core gives it per options)
+    max_game_length: int
+    options: tuple[Option, ...]
+    #: option sets that tests and benchmarks run, the defaults first
+    variants: tuple[Mapping[str, Any], ...] = ({},)
+    doc: str = ""  #: one line for listings
+
+    def __post_init__(self):
+        names = [o.name for o in self.options]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: an option is declared twice")
+        for v in self.variants:
+            self.check_options(v)
+
+    @property
+    def gym_id(self) -> str:
+        """The Gymnasium id, e.g. ``"yyenvs/Koi-v0"``."""
+        return f"yyenvs/{self.title.replace('Yin Yang ', '').replace(' ', '')}-v{self.version}"
+
+    @property
+    def pettingzoo_module(self) -> str:
+        """The PettingZoo-style module under ``yyenvs``, e.g. ``"koi_v0"``."""
+        return f"{self.id}_v{self.version}"
+
+    @property
+    def pettingzoo_id(self) -> str:
+        """The id in PettingZoo's registry, e.g. ``"yyenvs/koi-v0"``."""
+        return f"yyenvs/{self.id}-v{self.version}"
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        return {o.name: o.default for o in self.options}
+
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Every option, the given ones checked and the others at their defaults.
+
+        OptionError names an unknown option (with the nearest known name) or
+        the first option whose value is not allowed.
+        """
+        by_name = {o.name: o for o in self.options}
+        unknown = sorted((k for k in options if k not in by_name), key=str)
+        if unknown:
+            near = difflib.get_close_matches(str(unknown[0]), list(by_name), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise OptionError(f"{self.id}: unknown option {show(unknown[0])}{hint}; "
+                              f"allowed: {sorted(by_name)}")
+        return {o.name: o.check(options[o.name], self.id) if o.name in options else o.default
+                for o in self.options}

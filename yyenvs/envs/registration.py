@@ -1,0 +1,31 @@
+"""Registers every game of the registry with Gymnasium and PettingZoo (done by ``import yyenvs``).
+
+Gymnasium: each spec's ``gym_id`` (e.g. ``yyenvs/Yoxii-v0``), with a
+``vector_entry_point`` and ``max_episode_steps`` from the game's longest game
+at its default options.  PettingZoo (1.27+ has a registry): each spec's
+``pettingzoo_id`` (e.g. ``yyenvs/yoxii-v0``) for ``pettingzoo.make("aec", ...)``.
+"""
+from __future__ import annotations
+
+import gymnasium
+
+from yyenvs.games import GAMES
+
+
+def register_all() -> None:
+    for game, spec in GAMES.items():
+        if spec.gym_id not in gymnasium.registry:
+            gymnasium.register(
+                id=spec.gym_id,
+                entry_point="yyenvs.envs.gym_env:GameEnv",
+                vector_entry_point="yyenvs.envs.vector:GameVectorEnv",
+                max_episode_steps=spec.max_game_length,
+                kwargs={"game": game},
+            )
+        try:
+            import pettingzoo
+        except ImportError:  # pragma: no cover
+            continue
+        if hasattr(pettingzoo, "register") and spec.pettingzoo_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", spec.pettingzoo_id,
+                                entry_point=f"yyenvs.{spec.pettingzoo_module}:env")
