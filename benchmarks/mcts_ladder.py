@@ -23,7 +23,7 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.bench import hardware
-from yyenvs.core.rng import seeds_from
+from yyenvs.core.rng import derive_seeds
 from yyenvs.games import GAMES, make_core
 
 
@@ -63,7 +63,7 @@ def match(core, spec_a, spec_b, games, batch, seed=0):
     wdl = np.zeros(3, dtype=np.int64)
     spent = {spec_a: 0.0, spec_b: 0.0}
     moves = {spec_a: 0.0, spec_b: 0.0}
-    seeds = seeds_from(seed, games)
+    seeds = derive_seeds(seed, 0, np.arange(games, dtype=np.uint64))
     for start in range(0, games, batch):
         chunk = seeds[start:start + batch]
         half = (chunk.size + 1) // 2
@@ -87,7 +87,7 @@ def time_per_move(core, spec, batch, positions=8, seed=0):
     from yyenvs.agents import RandomAgent
     agent = make_agent(spec, core, seed=seed)
     rnd = RandomAgent(core, seed + 99)
-    state = core.init(seeds_from(seed + 5, batch))
+    state = core.init(derive_seeds(seed + 5, 0, np.arange(batch, dtype=np.uint64)))
     spent = 0.0
     rows = 0
     for _ in range(positions):

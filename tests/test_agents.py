@@ -3,6 +3,8 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
+from yyenvs.agents.base import sample_weighted
+from yyenvs.agents.scripted import _best_per_row, greedy_actions
 from yyenvs.core.contract import OptionError
 from yyenvs.games import GAMES, make_core
 from yyenvs.play import play_match
@@ -67,3 +69,69 @@ def test_make_agent_specs():
     for bad in ("champion", "greedy:3", 42, "mcts:many"):
         with pytest.raises(OptionError):
             make_agent(bad, core)
+
+
+def test_greedy_takes_the_best_value_and_breaks_ties_per_game():
+    """The one greedy choice (GreedyAgent and MCTS's greedy rollouts): the highest value wins;
+    among equal values the row's own random number picks, favouring no action id."""
+    core = make_core("yoxii")
+    s = core.init(np.arange(2000, dtype=np.uint64))
+    mask = core.legal_action_mask(s)
+    u = RandomAgent(core, seed=1).uniforms(s)
+    ties = greedy_actions(core, s, mask, u, value=lambda children, movers: None)
+    assert mask[np.arange(s.batch_size), ties].all()
+    assert np.unique(ties).size > 150  # 2000 picks among the 256 legal (tied) actions
+    alone = [greedy_actions(core, s.take([i]), mask[[i]], u[[i]], value=lambda c, m: None)[0]
+             for i in range(5)]
+    assert alone == ties[:5].tolist()
+    # distinct values: the best one, whatever the tie-break
+    rng = np.random.default_rng(0)
+    values = {}
+
+    def value(children, movers):
+        v = rng.permutation(children.batch_size).astype(np.float64)
+        values["v"] = v
+        return v
+
+    best = greedy_actions(core, s.take(np.arange(50)), mask[:50], u[:50], value=value)
+    rows, acts = np.nonzero(mask[:50])
+    for r in range(50):
+        mine = rows == r
+        assert best[r] == acts[mine][np.argmax(values["v"][mine])]
+    # GreedyAgent is that choice with its own per-game numbers and the core's heuristic
+    g = GreedyAgent(core, seed=3)
+    np.testing.assert_array_equal(g.act(s.take(np.arange(64)), mask[:64]),
+                                  greedy_actions(core, s.take(np.arange(64)), mask[:64],
+                                                 g.uniforms(s.take(np.arange(64)))))
+
+
+def test_greedy_tie_break_is_uniform_among_tied_actions():
+    """256 tied actions over 20000 games: the row's own number decides, each tied action alike."""
+    R, A = 20000, 256
+    rows = np.repeat(np.arange(R), A)
+    actions = np.tile(np.arange(A, dtype=np.int64), R)
+    u = np.random.default_rng(0).random(R)
+    out = np.full(R, -1, np.int64)
+    _best_per_row(rows, actions, np.zeros(R * A), u, out)
+    counts = np.bincount(out, minlength=A)
+    chi2 = ((counts - R / A) ** 2 / (R / A)).sum()
+    assert chi2 < 360, chi2  # 255 degrees of freedom: 360 is beyond the 99.99th percentile
+    assert counts[:A // 2].sum() / R < 0.53  # low action ids are not favoured
+    # values beat the tie-break: one action worth a little more wins every game
+    value = np.zeros(R * A)
+    value[actions == 200] = 1e-3
+    _best_per_row(rows, actions, value, u, out)
+    assert (out == 200).all()
+
+
+def test_sample_weighted_draws_by_the_weights():
+    """Chance outcomes in MCTS rollouts: drawn by probability, never a zero-weight action."""
+    w = np.array([[0.0, 0.5, 0.0, 0.3, 0.2, -1.0]])
+    n = 20000
+    u = (np.arange(n) + 0.5) / n  # an even spread of numbers: counts come out nearly exact
+    out = np.empty(n, np.int64)
+    sample_weighted(np.repeat(w, n, axis=0), u, out)
+    np.testing.assert_allclose(np.bincount(out, minlength=6) / n, [0, 0.5, 0, 0.3, 0.2, 0], atol=1e-3)
+    out1 = np.empty(2, np.int64)
+    sample_weighted(np.array([[0.0, 0.0], [0.0, 2.0]]), np.array([0.5, 0.999999]), out1)
+    assert out1.tolist() == [-1, 1]

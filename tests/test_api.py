@@ -214,3 +214,163 @@ def test_maskable_ppo_learns_on_the_registered_env():
     obs = venv.reset()
     actions, _ = model.predict(obs, action_masks=get_action_masks(venv))
     assert get_action_masks(venv)[np.arange(2), actions].all()
+
+
+# --- seeds, reset options, truncation, opponents, layering ----------------------------------
+def test_derive_seeds_is_one_fixed_function():
+    """Game seeds are a pure function of (master seed, stream, index): fixed values, any shape."""
+    from yyenvs.core.rng import derive_seeds
+    assert derive_seeds(0, 0, 0) == np.uint64(18152189527315630385)
+    assert derive_seeds(12345, 3, 7) == np.uint64(15272559074137672206)
+    rows, games = np.arange(3, dtype=np.uint64)[:, None], np.arange(4, dtype=np.uint64)
+    grid = derive_seeds(9, rows, games)
+    assert grid.shape == (3, 4) and len(set(grid.ravel().tolist())) == 12
+    assert grid[2, 3] == derive_seeds(9, 2, 3)
+    with pytest.raises(ValueError, match="master seed"):
+        derive_seeds(-1, 0, 0)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_env_derives_its_game_seeds_the_same_way(game):
+    """Env i's k-th game has the seed derive_seeds(seed, i, k) in the AEC, Gymnasium and
+    vector envs alike, whatever the number of envs."""
+    from yyenvs.core.rng import derive_seeds
+    from yyenvs.envs.vector import GameVectorEnv
+    options = dict(GAMES[game].variants[0])
+    aec = env_fn(game, options)().unwrapped
+    gym_env = gym.make(gym_id(game), **options).unwrapped
+    for k in range(3):
+        aec.reset(seed=21) if k == 0 else aec.reset()
+        gym_env.reset(seed=21) if k == 0 else gym_env.reset()
+        assert aec.state.seed[0] == derive_seeds(21, 0, k)
+        assert gym_env.state.seed[0] == derive_seeds(21, 0, k)
+    for n in (1, 5):
+        vec = GameVectorEnv(game, num_envs=n, max_episode_steps=1, **options)
+        vec.reset(seed=21)
+        assert vec.batch.state.seed.tolist() == derive_seeds(21, np.arange(n, dtype=np.uint64), 0).tolist()
+        vec.step(vec.action_masks().argmax(1))  # every game truncated after one step: episode 1
+        assert vec.batch.state.seed.tolist() == derive_seeds(21, np.arange(n, dtype=np.uint64), 1).tolist()
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_reset_learner_seat_holds_for_the_games_reset_starts(game):
+    """reset(options={"learner_seat": s}) seats the learner in the games that reset starts,
+    in the Gymnasium env and in the vector env alike; later games (the next reset, an
+    autoreset) take the constructor's learner_seat."""
+    from yyenvs.envs.vector import GameVectorEnv
+    options = dict(GAMES[game].variants[0])  # two players or more
+    env = gym.make(gym_id(game), learner_seat=1, **options).unwrapped
+    assert env.reset(seed=0, options={"learner_seat": 0})[1]["learner_seat"] == 0
+    assert env.reset()[1]["learner_seat"] == 1
+    assert env.reset(options={"learner_seat": None})[1]["learner_seat"] == 1
+    vec = GameVectorEnv(game, num_envs=4, learner_seat=1, max_episode_steps=1, **options)
+    _, info = vec.reset(seed=0, options={"learner_seat": 0})
+    assert info["learner_seat"].tolist() == [0] * 4
+    _, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
+    assert (term | trunc).all() and info["episode"]["learner_seat"].tolist() == [0] * 4
+    assert vec.batch.learner_seat.tolist() == [1] * 4  # the autoreset games
+    _, info = vec.reset()
+    assert info["learner_seat"].tolist() == [1] * 4
+    with pytest.raises(ValueError, match="unknown reset option"):
+        vec.reset(options={"seat": 0})
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_registration_sets_max_episode_steps_and_the_vector_env_truncates(game):
+    from yyenvs.envs.vector import GameVectorEnv
+    spec = GAMES[game]
+    assert gym.make(gym_id(game)).spec.max_episode_steps == spec.max_game_length
+    assert gym.spec(gym_id(game)).max_episode_steps == spec.max_game_length
+    vec = gym.make_vec(gym_id(game), num_envs=2, vectorization_mode="vector_entry_point")
+    assert vec.unwrapped.max_episode_steps == spec.max_game_length
+    # a small limit: games still running after 3 learner steps are truncated and restart
+    n, limit = 6, 3
+    short = gym.make_vec(gym_id(game), num_envs=n, vectorization_mode="vector_entry_point",
+                         max_episode_steps=limit).unwrapped
+    free = GameVectorEnv(game, num_envs=n)  # the same games without the limit
+    obs_s, _ = short.reset(seed=4)
+    obs_f, _ = free.reset(seed=4)
+    ended = np.zeros(n, bool)  # games over by the rules before the limit (they restart in both)
+    for t in range(1, limit + 1):
+        acts = free.action_masks().argmax(1)
+        assert np.array_equal(short.action_masks().argmax(1), acts)
+        obs_s, r_s, term_s, trunc_s, info = short.step(acts)
+        obs_f, r_f, term_f, trunc_f, info_f = free.step(acts)
+        assert not (term_s & trunc_s).any()
+        if t < limit:
+            assert np.array_equal(trunc_s, trunc_f) and np.array_equal(obs_s, obs_f)
+            ended |= term_f | trunc_f
+    cut = ~term_f & ~trunc_f & ~ended  # running on without the limit
+    assert cut.any()
+    assert np.array_equal(trunc_s, trunc_f | cut) and np.array_equal(term_s, term_f)
+    assert info["_final_obs"][cut].all() and info["_episode"][cut].all()
+    assert (info["episode"]["l"][cut] == limit).all()
+    for i in np.flatnonzero(cut):
+        assert np.array_equal(info["final_obs"][i], obs_f[i])  # the last observation of the cut game
+    assert (short.batch.state.ply[cut] < free.batch.state.ply[cut]).all()  # a new game started
+    _, _, _, trunc, _ = short.step(short.action_masks().argmax(1))
+    assert not trunc[cut].any()  # the new games count their own steps
+
+
+def test_the_vector_env_speaks_to_its_opponent_through_the_protocol():
+    from yyenvs.agents import RandomAgent
+    from yyenvs.envs.opponent import AgentOpponent, Opponent, as_opponent
+    from yyenvs.envs.vector import GameVectorEnv
+    from yyenvs.games import make_core
+    core = make_core("yoxii")
+
+    class Recording(Opponent):
+        def __init__(self):
+            self.agent, self.calls = RandomAgent(core, 1), []
+
+        def __call__(self, state, mask, env_ids):
+            self.calls.append(("move", sorted(np.asarray(env_ids).tolist())))
+            return self.agent(state, mask)
+
+        def on_episode_start(self, env_ids):
+            self.calls.append(("start", sorted(np.asarray(env_ids).tolist())))
+
+        def on_episode_end(self, env_ids, outcomes, learner_seats):
+            self.calls.append(("end", sorted(np.asarray(env_ids).tolist())))
+
+        def names(self, env_ids):
+            return [f"opp{i}" for i in env_ids]
+
+    rec = Recording()
+    vec = GameVectorEnv("yoxii", num_envs=3, opponent=rec, learner_seat=1, max_episode_steps=2)
+    vec.reset(seed=0)
+    assert rec.calls[0] == ("start", [0, 1, 2]) and rec.calls[1] == ("move", [0, 1, 2])
+    vec.step(vec.action_masks().argmax(1))
+    _, _, _, _, info = vec.step(vec.action_masks().argmax(1))
+    assert info["episode"]["opponent"].tolist() == ["opp0", "opp1", "opp2"]
+    ends = [k for k, c in enumerate(rec.calls) if c[0] == "end"]
+    assert ends and rec.calls[ends[0] + 1][0] == "start"  # the results first, then the new games
+    # any agent or callable is wrapped; an Opponent is taken as it is
+    fn = lambda state, mask: np.argmax(mask, 1)  # noqa: E731
+    assert isinstance(as_opponent(fn), AgentOpponent) and as_opponent(rec) is rec
+    vec = GameVectorEnv("yoxii", num_envs=2, opponent="greedy", max_episode_steps=1)
+    vec.reset(seed=0)
+    _, _, _, _, info = vec.step(vec.action_masks().argmax(1))
+    assert info["episode"]["opponent"].tolist() == ["greedy", "greedy"]
+
+
+def test_imports_never_run_up_the_layers():
+    """core < games < agents < envs < training: no module imports a layer above its own
+    (function-level imports included)."""
+    import ast
+    import pathlib
+    root = pathlib.Path(yyenvs.__file__).parent
+    above = {"core": ("yyenvs.games", "yyenvs.agents", "yyenvs.envs", "training"),
+             "games": ("yyenvs.agents", "yyenvs.envs", "training"),
+             "agents": ("yyenvs.envs", "training"),
+             "envs": ("training",)}
+    bad = []
+    for layer, banned in above.items():
+        for path in (root / layer).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                         else [])
+                bad += [f"{path.relative_to(root)}: {n}" for n in names
+                        if any(n == b or n.startswith(b + ".") for b in banned)]
+    assert not bad, bad

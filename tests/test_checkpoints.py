@@ -36,7 +36,7 @@ def exit_code(argv) -> int:
 
 
 def tiny_checkpoint(core, path, kind="final", **extra):
-    from training.policy import make_policy
+    from yyenvs.agents.network import make_policy
     policy = make_policy(core, SPEC)
     meta = {"kind": kind, **game_metadata(core), "policy": SPEC, "num_timesteps": 7, **extra}
     write_checkpoint(path, policy_tensors(policy), meta)
@@ -186,7 +186,7 @@ class _Payload:
 def crafted_zip(tmp_path, core, name="evil"):
     """An old-format checkpoint (zip + JSON with the right SHA-256) whose unpickling writes a marker file."""
     from sb3_contrib import MaskablePPO
-    from training.policy import FastMaskablePolicy
+    from yyenvs.agents.network import FastMaskablePolicy
     from training.pool import OpponentPool
     from training.sb3_vec import LearnerVecEnv
     env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, baselines=["random"]))
@@ -561,3 +561,28 @@ def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tm
     with pytest.raises(ConfigError, match="lock file"):
         Trainer(_cfg(run, total_timesteps=200), log=lambda m: None)
     assert victim.read_text() == "keep me"
+
+
+def test_loading_a_checkpoint_needs_nothing_from_training(tmp_path):
+    """The agents layer rebuilds a network from yyenvs.agents.network alone: loading a
+    checkpoint (and playing it) imports no training module."""
+    core = make_core("yoxii")
+    path = tmp_path / "ck.safetensors"
+    tiny_checkpoint(core, path)
+    code = ("import sys, numpy as np; from yyenvs.games import make_core; "
+            "from yyenvs.agents import make_agent; core = make_core('yoxii'); "
+            f"agent = make_agent({str(path)!r}, core); s = core.init(np.arange(3)); "
+            "agent(s, core.legal_action_mask(s)); "
+            "bad = sorted(m for m in sys.modules if m == 'training' or m.startswith('training.')); "
+            "assert not bad, bad")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_earlier_zip_checkpoints_still_find_their_policy_class():
+    """Earlier stable-baselines3 zips name the policy class training.policy.FastMaskablePolicy
+    (their unpickling imports it); the name still leads to the one class."""
+    from yyenvs.agents import network
+    for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):
+        assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(network, name)

@@ -8,7 +8,6 @@ on a sample of positions.
 """
 from __future__ import annotations
 
-import dataclasses
 
 import numpy as np
 import pytest
@@ -201,38 +200,6 @@ def test_many_games_end_and_winners_are_plausible(opts):
     assert by_fry.sum() + (~by_fry).sum() == won.sum() > 0
     # spec 6.3: truncated games stopped exactly at the cap
     assert np.all(s.ply[s.truncated] == core.max_plies)
-
-
-@pytest.mark.parametrize("opts", [CONFIGS[0], CONFIGS[3]])
-def test_batch_1_equals_batch_n(opts):
-    core = KoiCore(**opts)
-    seeds = np.arange(40, dtype=np.uint64) * 7919 + 3
-    big, log = run_games(core, seeds)
-    for i in range(0, 40, 3):
-        one, log1 = run_games(core, seeds[i:i + 1])
-        steps = log1.shape[0]
-        assert np.array_equal(log1[:, 0], log[:steps, i])
-        assert np.all(log[steps:, i] == -1)
-        for f in dataclasses.fields(big):
-            if f.name != "rewards":
-                assert np.array_equal(getattr(one, f.name)[0], getattr(big, f.name)[i]), f.name
-
-
-def test_auto_reset_with_put():
-    core = KoiCore(board_size=7, quick_start=True)
-    s = core.init(np.arange(64, dtype=np.uint64))
-    next_seed = 64
-    finished = 0
-    for _ in range(300):
-        mask = core.legal_action_mask(s)
-        check_invariants(core, s, mask)
-        core.step(s, pick(mask, s.seed, s.ply))
-        done = np.flatnonzero(s.done)
-        if done.size:
-            finished += done.size
-            s.put(done, core.init(np.arange(next_seed, next_seed + done.size, dtype=np.uint64)))
-            next_seed += done.size
-    assert finished > 64
 
 
 def test_heuristic_on_random_positions():

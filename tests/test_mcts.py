@@ -1,11 +1,16 @@
-"""MCTS scripted baseline: legality, determinism, a forced win, strength, 1/3-player games."""
+"""MCTS scripted baseline: legality, determinism, a forced win, strength, 1/3-player games,
+the tree's arrays, and chance (on the dice-race toy of ``tests/chance_toy.py``)."""
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pytest
 
+from tests.chance_toy import FACES, FIRST_FACE, PROBS, ROLL, WALK, DiceRaceCore
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
 from yyenvs.agents.mcts import DEFAULT_SIMULATIONS, MCTSAgent
+from yyenvs.core.contract import CHANCE_PLAYER
 from yyenvs.games import GAMES, make_core
 from yyenvs.games.yoxii.core import YoxiiCore, YoxiiState
 
@@ -105,6 +110,19 @@ def test_forced_win_in_one():
     a = MCTSAgent(core, seed=1, simulations=256, prior="uniform", rollout="random",
                   max_rollout_steps=None).act(s, mask)[0]
     assert a in wins
+    # an immediate win is taken even when the search has barely looked at it
+    for seed in range(3):
+        a = MCTSAgent(core, seed=seed, simulations=2, prior="uniform").act(s, mask)[0]
+        assert a in wins, f"seed {seed}, 2 simulations: {core.action_to_string(a)}"
+    # the tree agrees: every visit of a winning child is worth exactly +1 to White
+    # (virtual losses undone, the terminal reward backed up), and -1 to Red
+    tree = MCTSAgent(core, seed=0, simulations=64, wave=8).search(s)
+    sl = tree.edges(0)
+    for e in range(sl.start, sl.stop):
+        ch = tree.edge_child[e]
+        if tree.edge_action[e] in wins and ch >= 0:
+            assert tree.terminal[ch] and tree.visits[ch] >= 1
+            np.testing.assert_array_equal(tree.value_sum[ch], [tree.visits[ch], -tree.visits[ch]])
 
 
 def test_does_not_blunder_a_win_to_the_opponent():
@@ -207,3 +225,189 @@ def test_input_state_unchanged():
             state, core.legal_action_mask(state))
         for f in before.__dataclass_fields__:
             np.testing.assert_array_equal(getattr(state, f), getattr(before, f), err_msg=f)
+
+
+# --------------------------------------------------------------------------
+# the tree in arrays
+# --------------------------------------------------------------------------
+def check_tree(core, tree, sims, wave):
+    """The invariants of a finished search's :class:`SearchTree`."""
+    C = tree.nodes_per_row
+    assert C == sims + 1
+    fields = [f.name for f in dataclasses.fields(tree.states)]
+    for r, root in enumerate(tree.roots):
+        count = int(tree.node_count[r])
+        assert 1 < count <= C
+        nodes = root + np.arange(count)
+        assert tree.expanded[nodes].all() and not tree.expanded[root + count:root + C].any()
+        assert tree.visits[root] == sims
+        assert tree.parent[root] == -1 and (tree.parent[nodes[1:]] >= root).all()
+        mask = core.legal_action_mask(tree.states.take(nodes))
+        for i, n in enumerate(nodes):
+            sl = tree.edges(n)
+            acts = tree.edge_action[sl]
+            # the edges are the legal actions (outcomes at a chance node), each once
+            if tree.terminal[n]:
+                assert acts.size == 0
+            else:
+                np.testing.assert_array_equal(acts, np.flatnonzero(mask[i]))
+            kids = tree.edge_child[sl]
+            made = kids[kids >= 0]
+            assert ((made >= root) & (made < root + count)).all()
+            np.testing.assert_array_equal(tree.parent[made], n)
+            np.testing.assert_array_equal(tree.action[made], acts[kids >= 0])
+            seen = int(tree.visits[made].sum())
+            if n == root:
+                assert seen == sims
+            elif tree.terminal[n]:
+                assert seen == 0
+            elif wave == 1:  # one visit made the node, every later one went on down
+                assert seen == tree.visits[n] - 1
+            else:  # later visits of its own wave stop at it
+                assert seen <= tree.visits[n] - 1
+        # each node's state is its parent's stepped with its action
+        kids = nodes[1:]
+        child = tree.states.take(tree.parent[kids])
+        core.step(child, tree.action[kids])
+        for f in fields:
+            np.testing.assert_array_equal(getattr(child, f), getattr(tree.states, f)[kids], err_msg=f)
+
+
+@pytest.mark.parametrize("wave", [1, 8])
+def test_tree_arrays_are_consistent(wave):
+    core = YoxiiCore()
+    state = random_positions(core, np.arange(20, 23), [1, 4, 9])
+    sims = 48
+    agent = MCTSAgent(core, seed=2, simulations=sims, wave=wave)
+    tree = agent.search(state)
+    check_tree(core, tree, sims, wave)
+    # the decision is the most visited root child (no immediate win in these positions)
+    for r, root in enumerate(tree.roots):
+        sl = tree.edges(root)
+        kids = tree.edge_child[sl]
+        visits = np.where(kids >= 0, tree.visits[np.maximum(kids, 0)], 0)
+        assert visits.max() == visits[tree.edge_action[sl] == agent.best_actions(tree)[r]][0]
+
+
+# --------------------------------------------------------------------------
+# chance: the dice-race toy (explicit chance nodes; the game's own stream)
+# --------------------------------------------------------------------------
+def dice_positions(core, n, seed=0):
+    """``n`` games in progress, each a few random turns in (sampled core)."""
+    state = core.init(np.arange(100, 100 + n))
+    rnd = RandomAgent(core, seed)
+    for t in range(6):
+        a = rnd.act(state, core.legal_action_mask(state))
+        a[(np.arange(n) % 4 <= t % 4) | state.done] = -1
+        core.step(state, a)
+    state.pos[state.pos >= 7] = 6  # keep them in progress
+    state.terminated[:] = False
+    return state
+
+
+def test_chance_search_runs_on_the_explicit_core():
+    core = DiceRaceCore()
+    agent = MCTSAgent(core, seed=0, simulations=40)
+    assert agent.search_core.explicit_chance and not core.explicit_chance
+    state = dice_positions(core, 6)
+    tree = agent.search(state)
+    check_tree(agent.search_core, tree, 40, 8)
+    chance = np.flatnonzero(tree.is_chance)
+    assert chance.size and (tree.to_move[chance] == CHANCE_PLAYER).all()
+    for n in chance:
+        sl = tree.edges(n)
+        np.testing.assert_array_equal(tree.edge_action[sl], FIRST_FACE + np.arange(len(FACES)))
+        np.testing.assert_allclose(tree.edge_prior[sl], PROBS, rtol=1e-6)
+    a = agent.act(state, core.legal_action_mask(state))
+    assert ((a == WALK) | (a == ROLL)).all()  # player actions of the sampled core only
+    core.step(state, a)  # the real game goes on with the sampled core
+
+
+def test_search_never_reads_the_games_stream():
+    """Two games that differ only in their own random stream get the same search."""
+    core = DiceRaceCore()
+    state = dice_positions(core, 8)
+    other = state.copy()
+    other.rng[:] = other.rng * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+    agent = MCTSAgent(core, seed=4, simulations=60)
+    t1, t2 = agent.search(state), agent.search(other)
+    np.testing.assert_array_equal(t1.node_count, t2.node_count)
+    for name in ("visits", "value_sum", "parent", "action", "is_chance"):
+        np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name), err_msg=name)
+    mask = core.legal_action_mask(state)
+    np.testing.assert_array_equal(agent.act(state, mask), agent.act(other, mask))
+
+
+@pytest.mark.parametrize("game", [g for g, spec in GAMES.items() if spec.chance])
+def test_search_never_reads_a_real_games_stream(game):
+    """The same on each game with chance whose state keeps its stream in ``rng``."""
+    core = make_core(game)
+    state = random_positions(core, np.arange(3), [20, 25, 30])
+    if not hasattr(state, "rng"):
+        pytest.skip(f"{game} keeps no stream named rng")
+    other = state.copy()
+    other.rng[:] = other.rng * np.uint64(3) + np.uint64(12345)
+    agent = MCTSAgent(core, seed=1, simulations=24)
+    t1, t2 = agent.search(state), agent.search(other)
+    assert t1.is_chance.any()  # the search met chance on the way
+    for name in ("visits", "value_sum", "action"):
+        np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name), err_msg=name)
+
+
+def test_chance_nodes_are_sampled_by_their_probabilities():
+    core = DiceRaceCore()
+    state = dice_positions(core, 4, seed=1)
+    tree = MCTSAgent(core, seed=7, simulations=400, prior="uniform").search(state)
+    counts = np.zeros(len(FACES))
+    for n in np.flatnonzero(tree.is_chance):
+        kids = tree.edge_child[tree.edges(n)]
+        counts += np.where(kids >= 0, tree.visits[np.maximum(kids, 0)], 0)
+    total = counts.sum()
+    assert total > 300, counts
+    expected = total * PROBS
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert chi2 < 18.4, (counts, expected)  # 2 degrees of freedom, p = 1e-4
+
+
+def test_values_are_per_player_and_zero_sum_on_a_zero_sum_game():
+    """Dice race is zero-sum (rewards and heuristic): so is every node's value, virtual
+    losses and chance nodes included."""
+    core = DiceRaceCore()
+    tree = MCTSAgent(core, seed=3, simulations=64, wave=8).search(dice_positions(core, 5, seed=2))
+    used = tree.visits > 0
+    np.testing.assert_allclose(tree.value_sum[used, 0], -tree.value_sum[used, 1], atol=1e-3)
+    assert np.abs(tree.value_sum[used]).max() > 1  # not trivially zero
+
+
+def test_chance_game_deterministic_across_batches_and_finds_the_sure_win():
+    core = DiceRaceCore()
+    state = dice_positions(core, 5, seed=3)
+    state.pos[0] = (7, 5)  # player 0 to move: walking wins at once, rolling may not
+    state.current_player[0] = 0
+    mask = core.legal_action_mask(state)
+    agent = MCTSAgent(core, seed=5, simulations=32)
+    whole = agent.act(state, mask)
+    assert whole[0] == WALK
+    tree = agent.search(state)
+    C = tree.nodes_per_row
+    for i in range(state.batch_size):
+        assert MCTSAgent(core, seed=5, simulations=32).act(state.take([i]), mask[[i]])[0] == whole[i]
+        # the whole tree of row i, not just its decision (node numbers are per row)
+        alone = agent.search(state.take([i]))
+        rows = slice(i * C, (i + 1) * C)
+        for name in ("visits", "value_sum", "parent", "action", "is_chance"):
+            got, want = getattr(alone, name), getattr(tree, name)[rows]
+            if name in ("parent",):
+                got = np.where(got >= 0, got + i * C, got)
+            np.testing.assert_array_equal(got, want, err_msg=f"row {i}: {name}")
+    np.testing.assert_array_equal(agent.act(state.take([4, 3, 2, 1, 0]), mask[[4, 3, 2, 1, 0]]),
+                                  whole[::-1])
+
+
+def test_explicit_core_given_chance_rows_are_left_to_the_caller():
+    core = DiceRaceCore(chance="explicit")
+    state = dice_positions(DiceRaceCore(), 3)
+    core.step(state, np.array([ROLL, -1, -1]))
+    assert core.is_chance_node(state)[0]
+    a = MCTSAgent(core, seed=0, simulations=16).act(state, core.legal_action_mask(state))
+    assert a[0] == -1 and a[1] in (WALK, ROLL) and a[2] in (WALK, ROLL)

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import RandomAgent
+from yyenvs.agents.match import pairwise_from_scores
+from yyenvs.envs.opponent import Opponent
 from yyenvs.games import GAMES, make_core
 from training.config import ConfigError, load_config
-from training.ratings import bradley_terry, expected_score, pairwise_from_scores, wilson_interval
+from training.ratings import bradley_terry, expected_score, wilson_interval
 
 GAME_IDS = list(GAMES)
 
@@ -124,9 +126,8 @@ def test_overrides_apply():
 
 
 # --- the vector env's seats and rewards ---------------------------------------------------
-class LoggingOpponent:
+class LoggingOpponent(Opponent):
     """Random moves, logging every (env, action) so games can be replayed."""
-    wants_env_ids = True
 
     def __init__(self, core, log):
         self.agent = RandomAgent(core, 3)

@@ -162,6 +162,24 @@ def test_eval_balanced_seats():
     assert ratings["random"] == 0 and ratings["greedy"] > 0
 
 
+def test_one_match_function_for_play_eval_and_training():
+    """``yyenvs play``, ``yyenvs eval`` and the evaluations during training play the same
+    games: a tournament's first pairing is play_match of its two entrants under the same seed."""
+    import yyenvs.play
+    from training.evaluate import make_entrants, tournament
+    from yyenvs.agents.match import play_match
+    from yyenvs.games import make_core
+    assert yyenvs.play.play_match is play_match
+    core = make_core(GAME_IDS[0])
+    ents = make_entrants(["greedy", "random"], core, seed=3)
+    res = tournament(core, ents, 30, seed=7)
+    r = play_match(core, ents[0].agent, ents[1].agent, 30, seed=7)
+    assert (r["wins"], r["draws"], r["losses"]) == (res["wins"][0][1], res["draws"][0][1], res["wins"][1][0])
+    assert r["wins"] + r["draws"] + r["losses"] == 30 and r["plies"] > 30
+    other = play_match(core, ents[0].agent, ents[1].agent, 30, seed=8)
+    assert other != r  # the seed picks the games
+
+
 @pytest.mark.parametrize("game", [g for g, spec in GAMES.items() if spec.players[1] >= 3])
 def test_multiplayer_placements(game):
     """3-player games are scored pairwise from placements."""

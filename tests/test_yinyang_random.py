@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from yyenvs.core.rng import uniform01
-from yyenvs.games.yinyang import kernels as K
+from yyenvs.games.yinyang import layout as L
 from yyenvs.games.yinyang.core import YinYangCore
 
 GAMES = {1: 1000, 2: 1000, 3: 1000, 4: 1000}  # thousands in all, a thousand per player count
@@ -22,9 +22,9 @@ def recount(c, s, i):
     d = c.data
     P = c.num_players
     kp = d.kpoints
-    temples = s.city[i, :, K.C_TEMPLE]
+    temples = s.cities[i, :, L.C_TEMPLE]
     cnt = np.zeros((P, 7), int)
-    for x in range(c.N):
+    for x in range(c.num_cities):
         if temples[x] >= 0 and d.kingdom[x] >= 0:
             cnt[temples[x], d.kingdom[x]] += 1
     score = [0] * P
@@ -46,23 +46,23 @@ def recount(c, s, i):
         for p in sec:
             score[p] += kp[k, 1] // len(sec)
     for p in range(P):
-        owned = [int(s.over[i, p, g]) + int(sum(s.dev[i, p, x] for x in range(16) if d.dev_spaces[x] == g))
+        owned = [int(s.beside_board[i, p, g]) + int(sum(s.development[i, p, x] for x in range(16) if d.dev_spaces[x] == g))
                  for g in range(4)]
-        gm = s.pl[i, p, K.Q_GMIS]
+        gm = s.players[i, p, L.Q_GOODS_MISSION]
         if gm >= 0 and all(owned[g] >= d.goods_missions[gm, g] for g in range(4)):
             score[p] += 6
-        tm = s.pl[i, p, K.Q_TMIS]
+        tm = s.players[i, p, L.Q_TEMPLE_MISSION]
         if tm >= 0:
             need = [int(x) for x in d.temple_missions[tm] if x > 0]
             have = sorted(cnt[p], reverse=True)
             if all(have[j] >= need[j] for j in range(len(need))):
                 score[p] += 6
-        pos = int(s.pl[i, p, K.Q_POS])
+        pos = int(s.players[i, p, L.Q_TRACK])
         score[p] += int(d.to_values[pos])
         for ln in range(10):
-            if not all(s.dev[i, p, x] for x in np.flatnonzero(d.lines[ln])):
+            if not all(s.development[i, p, x] for x in np.flatnonzero(d.lines[ln])):
                 continue
-            t = s.lines[i, p, ln, 0]
+            t = s.scoring_tiles[i, p, ln, 0]
             if t < 4:
                 score[p] += [0, 1, 3, 6, 10, 15, 21][min(owned[t], 6)]
             elif t == 4:
@@ -70,42 +70,42 @@ def recount(c, s, i):
             elif t == 5:
                 score[p] += 3 * (pos // 4)
             elif t == 6:
-                score[p] += 3 * (int(sum(s.dev[i, p, x] for x in np.flatnonzero(d.perimeter))) // 2)
+                score[p] += 3 * (int(sum(s.development[i, p, x] for x in np.flatnonzero(d.perimeter))) // 2)
             elif t == 7:
                 score[p] += 3 * int((cnt[p] > 0).sum())
             elif t == 8:
-                score[p] += 3 * (int(s.pl[i, p, K.Q_YANG]) // 2)
+                score[p] += 3 * (int(s.players[i, p, L.Q_YANG]) // 2)
             else:
-                score[p] += 3 * (int(s.pl[i, p, K.Q_YIN]) // 2)
+                score[p] += 3 * (int(s.players[i, p, L.Q_YIN]) // 2)
     return score
 
 
 def check_invariants(c, s, prev_round):
     P = c.num_players
     B = s.batch_size
-    onmap = np.stack([(s.city[:, :, K.C_GOOD] == g).sum(1) for g in range(4)], 1)
+    onmap = np.stack([(s.cities[:, :, L.C_GOOD] == g).sum(1) for g in range(4)], 1)
     dev = np.zeros((B, 4), int)
     for g in range(4):
-        dev[:, g] = s.dev[:, :, c.devsp == g].sum((1, 2))
-    total = s.goods.astype(int).sum(1) + onmap + dev + s.over.astype(int).sum(1)
+        dev[:, g] = s.development[:, :, c.tables.development_spaces == g].sum((1, 2))
+    total = s.goods.astype(int).sum(1) + onmap + dev + s.beside_board.astype(int).sum(1)
     assert (total == 17).all(), "goods not conserved"
-    assert (s.goods >= 0).all() and (s.over >= 0).all()
+    assert (s.goods >= 0).all() and (s.beside_board >= 0).all()
     for p in range(P):
-        built = (s.city[:, :, K.C_TEMPLE] == p).sum(1)
-        assert (built + s.pl[:, p, K.Q_TSUP] == 13).all(), "temples not conserved"
-    assert not (s.city[:, c.data.capital, K.C_TEMPLE] >= 0).any()
-    for q in (K.Q_YIN, K.Q_YANG, K.Q_HAND):
-        assert ((s.pl[:, :, q] >= 0) & (s.pl[:, :, q] <= 8)).all()
-    assert ((s.pl[:, :, K.Q_POS] >= 0) & (s.pl[:, :, K.Q_POS] <= len(c.tovals) - 1)).all()
-    assert ((s.pl[:, :, K.Q_CYANG] >= 0) & (s.pl[:, :, K.Q_CYIN] >= 0)).all()
-    assert (s.pl[:, :, K.Q_CYANG] + s.pl[:, :, K.Q_CYIN] <= 6).all()
-    assert (s.pl[:, :, K.Q_USED:K.Q_USED + 4] <= s.pl[:, :, K.Q_TILE:K.Q_TILE + 4]).all()
-    assert (s.pl[:, :, K.Q_TILE:K.Q_TILE + 4].sum(2) <= s.flow[:, K.F_ROUND, None]).all()
-    assert ((s.taiji[:, :, K.T_N] >= 0) & (s.taiji[:, :, K.T_N] <= 5)).all()
-    assert (s.city[:, :, K.C_DIS].sum(1) <= 5).all()
-    rnd = s.flow[:, K.F_ROUND]
+        built = (s.cities[:, :, L.C_TEMPLE] == p).sum(1)
+        assert (built + s.players[:, p, L.Q_TEMPLES] == 13).all(), "temples not conserved"
+    assert not (s.cities[:, c.data.capital, L.C_TEMPLE] >= 0).any()
+    for q in (L.Q_YIN, L.Q_YANG, L.Q_CARDS):
+        assert ((s.players[:, :, q] >= 0) & (s.players[:, :, q] <= 8)).all()
+    assert ((s.players[:, :, L.Q_TRACK] >= 0) & (s.players[:, :, L.Q_TRACK] <= len(c.tables.turn_order_values) - 1)).all()
+    assert ((s.players[:, :, L.Q_COINS_YANG] >= 0) & (s.players[:, :, L.Q_COINS_YIN] >= 0)).all()
+    assert (s.players[:, :, L.Q_COINS_YANG] + s.players[:, :, L.Q_COINS_YIN] <= 6).all()
+    assert (s.players[:, :, L.Q_TILES_USED:L.Q_TILES_USED + 4] <= s.players[:, :, L.Q_TILES:L.Q_TILES + 4]).all()
+    assert (s.players[:, :, L.Q_TILES:L.Q_TILES + 4].sum(2) <= s.flow[:, L.F_ROUND, None]).all()
+    assert ((s.taiji[:, :, L.T_STACK] >= 0) & (s.taiji[:, :, L.T_STACK] <= 5)).all()
+    assert (s.cities[:, :, L.C_DISASTER].sum(1) <= 5).all()
+    rnd = s.flow[:, L.F_ROUND]
     assert (rnd <= 5).all() and (rnd >= prev_round).all()
-    assert (s.terminated == (s.flow[:, K.F_PHASE] == K.PH_OVER)).all()
+    assert (s.terminated == (s.flow[:, L.F_PHASE] == L.PH_OVER)).all()
 
 
 @pytest.mark.parametrize("P", [1, 2, 3, 4])
@@ -113,7 +113,8 @@ def test_random_games(P):
     c = YinYangCore(num_players=P)
     n = GAMES[P]
     s = c.init(np.arange(n) + 1000 * P)
-    prev_round = s.flow[:, K.F_ROUND].copy()
+    prev_round = s.flow[:, L.F_ROUND].copy()
+    final = np.zeros_like(s.rewards)  # a finished row's rewards: later steps skip it and clear them
     steps = 0
     while not s.terminated.all():
         m = c.legal_action_mask(s)
@@ -124,30 +125,32 @@ def test_random_games(P):
         acting = s.current_player.copy()
         obs = c.observe(s, acting)
         assert np.isfinite(obs).all() and obs.min() >= 0 and obs.max() <= 1
-        was_round5 = s.flow[:, K.F_ROUND] == 5
+        was_round5 = s.flow[:, L.F_ROUND] == 5
         c.step(s, a)
         steps += 1
         assert steps < c.max_game_length
         # rewards only at the end of a game
         newly = s.terminated & live
-        assert (s.rewards[live & ~newly] == 0).all()
+        assert (s.rewards[~newly] == 0).all()
+        final[newly] = s.rewards[newly]
         assert was_round5[newly].all(), "a game ended before round five"
         check_invariants(c, s, prev_round)
-        prev_round = s.flow[:, K.F_ROUND].copy()
-    assert (s.flow[:, K.F_ROUND] == 5).all()
+        prev_round = s.flow[:, L.F_ROUND].copy()
+    assert (s.flow[:, L.F_ROUND] == 5).all()
     assert not s.truncated.any()
     for i in range(n):
         rc = recount(c, s, i)
-        assert s.pl[i, :, K.Q_SCORE].tolist() == rc
+        assert s.players[i, :, L.Q_SCORE].tolist() == rc
         if P > 1:
-            K.compute_order(s.pl, s.order, i, P)
+            order = sorted(range(P), key=lambda q: (-int(s.players[i, q, L.Q_TRACK]),
+                                                    -int(s.players[i, q, L.Q_ARRIVAL])))
             best = max(rc)
-            winner = next(int(q) for q in s.order[i, :P] if rc[q] == best)
-            assert s.rewards[i].tolist() == [1.0 if q == winner else -1.0 for q in range(P)]
+            winner = next(q for q in order if rc[q] == best)
+            assert final[i].tolist() == [1.0 if q == winner else -1.0 for q in range(P)]
         else:
-            assert s.rewards[i, 0] == c.solo_level(s.take([i]))[0]
+            assert final[i, 0] == c.solo_level(s.take([i]))[0]
     if P == 1:
-        assert s.rewards[:, 0].min() >= 0 and s.rewards[:, 0].max() <= 6
+        assert final[:, 0].min() >= 0 and final[:, 0].max() <= 6
 
 
 @pytest.mark.parametrize("P", [2, 4])
@@ -155,12 +158,17 @@ def test_batch_independence(P):
     c = YinYangCore(num_players=P)
     seeds = np.arange(24) * 7919 + 5
     big = c.init(seeds)
+    final = np.zeros_like(big.rewards)
     while not big.terminated.all():
+        live = ~big.terminated
         c.step(big, pick(c.legal_action_mask(big), big.seed, big.ply))
+        final[live & big.terminated] = big.rewards[live & big.terminated]
     for j, sd in enumerate(seeds):
         one = c.init([sd])
         while not one.terminated[0]:
             c.step(one, pick(c.legal_action_mask(one), one.seed, one.ply))
         row = big.take([j])
-        for f in ("city", "pl", "dev", "over", "lines", "goods", "taiji", "rewards", "ply", "rng"):
+        assert (one.rewards[0] == final[j]).all()
+        for f in ("cities", "players", "development", "beside_board", "scoring_tiles", "goods", "taiji",
+                  "ply", "rng"):
             assert (getattr(one, f) == getattr(row, f)).all(), f

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from yyenvs.core.contract import IllegalActionError, OptionError
-from yyenvs.games.yinyang import kernels as K
+from yyenvs.games.yinyang import layout as L
 from yyenvs.games.yinyang.core import YinYangCore
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE, DataFileError, load_data
 
@@ -33,15 +33,15 @@ def first_legal(c, s):
 def to_divination(c, seed=0):
     """A one-row game after set-up and the disaster removal (divination, first player)."""
     s = c.init([seed])
-    while s.flow[0, K.F_PHASE] in (K.PH_PLACE, K.PH_DISASTER):
+    while s.flow[0, L.F_PHASE] in (L.PH_SETUP, L.PH_GODS):
         c.step(s, [first_legal(c, s)])
     return s
 
 
 def clear_board(s):
-    s.city[0, :, K.C_GOOD] = -1
-    s.city[0, :, K.C_DIS] = 0
-    s.city[0, :, K.C_TEMPLE] = -1
+    s.cities[0, :, L.C_GOOD] = -1
+    s.cities[0, :, L.C_DISASTER] = 0
+    s.cities[0, :, L.C_TEMPLE] = -1
 
 
 def action_state(c, p=0, yang=3, seed=0):
@@ -49,18 +49,24 @@ def action_state(c, p=0, yang=3, seed=0):
     s = to_divination(c, seed)
     clear_board(s)
     P = c.num_players
-    s.flow[0, K.F_PHASE] = K.PH_ACTION
-    s.flow[0, K.F_SUB] = 0
-    s.flow[0, K.F_PEND] = 0
-    s.flow[0, K.F_GAIN] = 0
-    s.flow[0, K.F_TURN] = 0
-    s.order[0, :P] = [(p + r) % P for r in range(P)]
+    s.flow[0, L.F_PHASE] = L.PH_ACTIONS
+    s.flow[0, L.F_SPLIT_DONE] = 0
+    s.flow[0, L.F_PENDING] = 0
+    s.flow[0, L.F_SOLO_GAINS] = 0
+    s.flow[0, L.F_TURN] = 0
+    s.turn_order[0, :P] = [(p + r) % P for r in range(P)]
     s.current_player[0] = p
-    s.pl[0, :, K.Q_CYANG] = yang
-    s.pl[0, :, K.Q_CYIN] = 6 - yang
-    s.pl[0, :, K.Q_HAND] = 0
-    s.pl[0, :, K.Q_TILE:K.Q_TILE + 8] = 0
+    s.players[0, :, L.Q_COINS_YANG] = yang
+    s.players[0, :, L.Q_COINS_YIN] = 6 - yang
+    s.players[0, :, L.Q_CARDS] = 0
+    s.players[0, :, L.Q_TILES:L.Q_TILES + 8] = 0
     return s
+
+
+def rule_order(s, i, P):
+    """Turn order by the rule text: furthest on the track first, on a shared space the top token."""
+    q = s.players[i, :P]
+    return sorted(range(P), key=lambda p: (-int(q[p, L.Q_TRACK]), -int(q[p, L.Q_ARRIVAL])))
 
 
 def legal(c, s):
@@ -80,40 +86,40 @@ def test_setup_per_player_count(P):
     red = d.colour == 0
     cap = d.capital
     for i in range(20):
-        good = s.city[i, :, K.C_GOOD]
-        dis = s.city[i, :, K.C_DIS]
+        good = s.cities[i, :, L.C_GOOD]
+        dis = s.cities[i, :, L.C_DISASTER]
         token = (good >= 0) | (dis == 1)
         assert not token[cap]
         if P <= 2:  # red cities only, 14 tokens: 5 disasters, bronze 2, bone 2, jade 2, silk 3
-            assert token[red & (np.arange(c.N) != cap)].all() and not token[~red].any()
+            assert token[red & (np.arange(c.num_cities) != cap)].all() and not token[~red].any()
             assert [int((good == g).sum()) for g in range(4)] == [2, 2, 2, 3]
         else:
             assert token.sum() == 25
             assert [int((good == g).sum()) for g in range(4)] == [5, 5, 5, 5]
         assert dis.sum() == 5
         g = s.goods[i].astype(int)
-        assert g[K.G_YIN].sum() == 2 and g[K.G_YANG].sum() == 2 and g[K.G_BAG].sum() == 20
+        assert g[L.G_YIN].sum() == 2 and g[L.G_YANG].sum() == 2 and g[L.G_BAG].sum() == 20
         on_map = np.array([(good == k).sum() for k in range(4)])
         assert (g.sum(0) + on_map == 17).all()
         # action tile stacks: 8 stacks of 5, two of each type
-        assert (s.taiji[i, :, K.T_N] == 5).all()
-        assert sorted(s.taiji[i, :, K.T_TYPE].tolist()) == [0, 0, 1, 1, 2, 2, 3, 3]
+        assert (s.taiji[i, :, L.T_STACK] == 5).all()
+        assert sorted(s.taiji[i, :, L.T_TILE_TYPE].tolist()) == [0, 0, 1, 1, 2, 2, 3, 3]
         # turn order stacked on the start space, first player on top; cards 2, 2, 3, 4
-        order = s.order[i, :P]
+        order = s.turn_order[i, :P]
         assert sorted(order.tolist()) == list(range(P))
         assert all((order[(r + 1) % P] - order[r]) % P == 1 for r in range(P - 1))
-        assert [int(s.pl[i, q, K.Q_HAND]) for q in order] == [2, 2, 3, 4][:P]
-        assert (s.pl[i, :, K.Q_POS] == 0).all() and (s.pl[i, :, K.Q_TSUP] == 13).all()
-        assert (s.pl[i, :, K.Q_YIN] == 0).all() and (s.pl[i, :, K.Q_YANG] == 0).all()
+        assert [int(s.players[i, q, L.Q_CARDS]) for q in order] == [2, 2, 3, 4][:P]
+        assert (s.players[i, :, L.Q_TRACK] == 0).all() and (s.players[i, :, L.Q_TEMPLES] == 13).all()
+        assert (s.players[i, :, L.Q_YIN] == 0).all() and (s.players[i, :, L.Q_YANG] == 0).all()
         for q in range(P):
-            assert sorted(s.lines[i, q, :, 0].tolist()) == list(range(10))
+            assert sorted(s.scoring_tiles[i, q, :, 0].tolist()) == list(range(10))
         if P == 1:
-            assert (s.pl[i, 0, K.Q_GMIS] == -1) and (s.pl[i, 0, K.Q_TMIS] == -1)
-            assert s.lines[i, 0, :, 1].sum() == 4
-            assert sorted(s.solo[i].tolist()) == list(range(7))
+            assert (s.players[i, 0, L.Q_GOODS_MISSION] == -1) and (s.players[i, 0, L.Q_TEMPLE_MISSION] == -1)
+            assert s.scoring_tiles[i, 0, :, 1].sum() == 4
+            assert sorted(s.solo_tiles[i].tolist()) == list(range(7))
         else:
-            assert len(set(s.pl[i, :, K.Q_GMIS].tolist())) == P
-            assert len(set(s.pl[i, :, K.Q_TMIS].tolist())) == P
+            assert len(set(s.players[i, :, L.Q_GOODS_MISSION].tolist())) == P
+            assert len(set(s.players[i, :, L.Q_TEMPLE_MISSION].tolist())) == P
         # pawns are placed from the last player in turn order backwards
         assert s.current_player[i] == order[P - 1]
 
@@ -121,26 +127,26 @@ def test_setup_per_player_count(P):
 def test_pawn_placement_order_and_cities():
     c = core(3)
     s = c.init([5])
-    order = s.order[0, :3].tolist()
+    order = s.turn_order[0, :3].tolist()
     m = c.legal_action_mask(s)[0]
-    dis = s.city[0, :, K.C_DIS] == 1
-    placeable = np.flatnonzero(m[:c.N])
+    dis = s.cities[0, :, L.C_DISASTER] == 1
+    placeable = np.flatnonzero(m[:c.num_cities])
     assert c.data.capital not in placeable
     assert not dis[placeable].any()
-    assert len(placeable) == c.N - 1 - 5
+    assert len(placeable) == c.num_cities - 1 - 5
     seen = []
     for _ in range(3):
         seen.append(int(s.current_player[0]))
         act(c, s, placeable[0])  # several pawns may share a city
     assert seen == order[::-1]
-    assert s.flow[0, K.F_PHASE] == K.PH_DISASTER and s.current_player[0] == order[0]
+    assert s.flow[0, L.F_PHASE] == L.PH_GODS and s.current_player[0] == order[0]
 
 
 def test_solo_pawn_may_start_anywhere_but_luo():
     c = core(1)
     s = c.init([3])
     m = c.legal_action_mask(s)[0]
-    assert m[:c.N].sum() == c.N - 1 and not m[c.data.capital]
+    assert m[:c.num_cities].sum() == c.num_cities - 1 and not m[c.data.capital]
 
 
 # --- Phase One (Example 2) ---------------------------------------------------------
@@ -149,13 +155,13 @@ def test_disaster_removal_and_gods_will():
     s = c.init([11])
     for _ in range(2):
         act(c, s, first_legal(c, s))
-    dis = np.flatnonzero(s.city[0, :, K.C_DIS])
+    dis = np.flatnonzero(s.cities[0, :, L.C_DISASTER])
     m = legal(c, s)
-    assert m == {int(c.off[K.O_DISASTER] + x) for x in dis}
-    act(c, s, int(c.off[K.O_DISASTER] + dis[2]))
-    assert s.city[0, dis[2], K.C_DIS] == 0 and s.city[0, :, K.C_DIS].sum() == 4
-    assert (s.taiji[0, :, K.T_UP] == 1).sum() == 1 and (s.taiji[0, :, K.T_LOW] == 1).sum() == 1
-    assert s.flow[0, K.F_PHASE] == K.PH_DIVINE
+    assert m == {int(c.action_start[L.O_DISASTER] + x) for x in dis}
+    act(c, s, int(c.action_start[L.O_DISASTER] + dis[2]))
+    assert s.cities[0, dis[2], L.C_DISASTER] == 0 and s.cities[0, :, L.C_DISASTER].sum() == 4
+    assert (s.taiji[0, :, L.T_UPPER_BLOCK] == 1).sum() == 1 and (s.taiji[0, :, L.T_LOWER_BLOCK] == 1).sum() == 1
+    assert s.flow[0, L.F_PHASE] == L.PH_DIVINATION
 
 
 # --- Phase Two (Examples 3-5) -----------------------------------------------------
@@ -163,17 +169,17 @@ def test_divination_gain_and_cap():
     c = core(2)
     s = to_divination(c)
     p = s.current_player[0]
-    y, n = s.pl[0, p, K.Q_CYANG], s.pl[0, p, K.Q_CYIN]
-    assert y + n == 6 and s.pl[0, p, K.Q_YANG] == y and s.pl[0, p, K.Q_YIN] == n
+    y, n = s.players[0, p, L.Q_COINS_YANG], s.players[0, p, L.Q_COINS_YIN]
+    assert y + n == 6 and s.players[0, p, L.Q_YANG] == y and s.players[0, p, L.Q_YIN] == n
     # second player: Yin 7, Yang 7 before the throw -> both capped at 8 (Example 3)
-    q = s.order[0, 1]
-    s.pl[0, q, K.Q_YIN] = 7
-    s.pl[0, q, K.Q_YANG] = 7
-    s.flow[0, K.F_SUB] = 1  # pretend the first player resolved the split
-    act(c, s, int(c.off[K.O_END]))
+    q = s.turn_order[0, 1]
+    s.players[0, q, L.Q_YIN] = 7
+    s.players[0, q, L.Q_YANG] = 7
+    s.flow[0, L.F_SPLIT_DONE] = 1  # pretend the first player resolved the split
+    act(c, s, int(c.action_start[L.O_END]))
     assert s.current_player[0] == q
-    y = s.pl[0, q, K.Q_CYANG]
-    assert s.pl[0, q, K.Q_YANG] == min(8, 7 + y) and s.pl[0, q, K.Q_YIN] == min(8, 7 + 6 - y)
+    y = s.players[0, q, L.Q_COINS_YANG]
+    assert s.players[0, q, L.Q_YANG] == min(8, 7 + y) and s.players[0, q, L.Q_YIN] == min(8, 7 + 6 - y)
 
 
 def test_split_follows_yang_count_and_blocks():
@@ -181,45 +187,45 @@ def test_split_follows_yang_count_and_blocks():
     s = to_divination(c, seed=2)
     clear_board(s)
     p = s.current_player[0]
-    s.pl[0, p, K.Q_PAWN] = city(c, "Linzi")
-    s.city[0, city(c, "Linzi"), K.C_GOOD] = 0
-    s.taiji[0, :, K.T_UP] = 0
-    s.taiji[0, :, K.T_LOW] = 0
-    s.pl[0, p, K.Q_CYANG] = 4
-    s.pl[0, p, K.Q_CYIN] = 2
-    o = c.off[K.O_SPLIT]
+    s.players[0, p, L.Q_PAWN] = city(c, "Linzi")
+    s.cities[0, city(c, "Linzi"), L.C_GOOD] = 0
+    s.taiji[0, :, L.T_UPPER_BLOCK] = 0
+    s.taiji[0, :, L.T_LOWER_BLOCK] = 0
+    s.players[0, p, L.Q_COINS_YANG] = 4
+    s.players[0, p, L.Q_COINS_YIN] = 2
+    o = c.action_start[L.O_SPLIT]
     splits = {a - o for a in legal(c, s) if o <= a < o + 64}
-    yc = K.YANG_COUNT
+    yc = L.YANG_COUNT
     assert splits == {u * 8 + l for u in range(8) for l in range(8) if yc[u] + yc[l] == 4}
     # Example 4: block upper Li (gods), empty stack Dui, block lower Zhen; no good -> no Dui lower
-    s.taiji[0, 2, K.T_UP] = 1
-    s.taiji[0, 1, K.T_N] = 0
-    s.taiji[0, 3, K.T_LOW] = 1
-    s.city[0, city(c, "Linzi"), K.C_GOOD] = -1
+    s.taiji[0, 2, L.T_UPPER_BLOCK] = 1
+    s.taiji[0, 1, L.T_STACK] = 0
+    s.taiji[0, 3, L.T_LOWER_BLOCK] = 1
+    s.cities[0, city(c, "Linzi"), L.C_GOOD] = -1
     splits = {a - o for a in legal(c, s) if o <= a < o + 64}
     assert splits == {u * 8 + l for u in range(8) for l in range(8) if yc[u] + yc[l] == 4
                       and u not in (1, 2) and l not in (3, 1)}
     # take Qian tile + Gen (2 cards): tile gained, stack blocked for later players
-    t = s.taiji[0, 0, K.T_TYPE]
-    h = s.pl[0, p, K.Q_HAND]
+    t = s.taiji[0, 0, L.T_TILE_TYPE]
+    h = s.players[0, p, L.Q_CARDS]
     act(c, s, int(o + 0 * 8 + 6))
-    assert s.taiji[0, 0, K.T_N] == 4 and s.taiji[0, 0, K.T_UP] == 2
-    assert s.pl[0, p, K.Q_TILE + t] == 1 and s.pl[0, p, K.Q_HAND] == min(8, h + 2)
-    assert legal(c, s) >= {int(c.off[K.O_END])}
+    assert s.taiji[0, 0, L.T_STACK] == 4 and s.taiji[0, 0, L.T_UPPER_BLOCK] == 2
+    assert s.players[0, p, L.Q_TILES + t] == 1 and s.players[0, p, L.Q_CARDS] == min(8, h + 2)
+    assert legal(c, s) >= {int(c.action_start[L.O_END])}
 
 
 def test_last_player_does_not_block():
     c = core(2)
     s = to_divination(c, seed=4)
-    s.flow[0, K.F_TURN] = 1
-    p = s.order[0, 1]
+    s.flow[0, L.F_TURN] = 1
+    p = s.turn_order[0, 1]
     s.current_player[0] = p
-    s.taiji[0, :, K.T_UP] = 0
-    s.taiji[0, :, K.T_LOW] = 0
-    s.pl[0, p, K.Q_CYANG] = 6
-    s.pl[0, p, K.Q_CYIN] = 0
-    act(c, s, int(c.off[K.O_SPLIT] + 0 * 8 + 0))  # Qian / Qian
-    assert s.taiji[0, 0, K.T_UP] == 0
+    s.taiji[0, :, L.T_UPPER_BLOCK] = 0
+    s.taiji[0, :, L.T_LOWER_BLOCK] = 0
+    s.players[0, p, L.Q_COINS_YANG] = 6
+    s.players[0, p, L.Q_COINS_YIN] = 0
+    act(c, s, int(c.action_start[L.O_SPLIT] + 0 * 8 + 0))  # Qian / Qian
+    assert s.taiji[0, 0, L.T_UPPER_BLOCK] == 0
 
 
 def test_xun_moves_turn_order_three_and_stacks_on_top():
@@ -227,220 +233,219 @@ def test_xun_moves_turn_order_three_and_stacks_on_top():
     s = to_divination(c, seed=4)
     p = s.current_player[0]
     q = 1 - p
-    s.taiji[0, :, K.T_UP] = 0
-    s.taiji[0, :, K.T_LOW] = 0
-    s.pl[0, q, K.Q_POS] = 3
-    s.pl[0, p, K.Q_CYANG] = 4
-    s.pl[0, p, K.Q_CYIN] = 2
-    act(c, s, int(c.off[K.O_SPLIT] + 4 * 8 + 4))  # Xun upper, Xun lower
-    assert s.pl[0, p, K.Q_POS] == 3 and s.pl[0, p, K.Q_STAMP] > s.pl[0, q, K.Q_STAMP]
-    K.compute_order(s.pl, s.order, 0, 2)
-    assert s.order[0, 0] == p  # on top of the stack: earlier in turn order (Example 13)
+    s.taiji[0, :, L.T_UPPER_BLOCK] = 0
+    s.taiji[0, :, L.T_LOWER_BLOCK] = 0
+    s.players[0, q, L.Q_TRACK] = 3
+    s.players[0, p, L.Q_COINS_YANG] = 4
+    s.players[0, p, L.Q_COINS_YIN] = 2
+    act(c, s, int(c.action_start[L.O_SPLIT] + 4 * 8 + 4))  # Xun upper, Xun lower
+    assert s.players[0, p, L.Q_TRACK] == 3 and s.players[0, p, L.Q_ARRIVAL] > s.players[0, q, L.Q_ARRIVAL]
+    assert rule_order(s, 0, 2)[0] == p  # on top of the stack: earlier in turn order (Example 13)
 
 
 def test_free_reroll():
     c = core(2)
     s = to_divination(c, seed=7)
     p = s.current_player[0]
-    s.taiji[0, :, K.T_UP] = 0
-    s.taiji[0, :, K.T_LOW] = 0
-    s.taiji[0, 7, K.T_UP] = 1  # Kun blocked by the gods
-    s.pl[0, p, K.Q_CYANG] = 0
-    s.pl[0, p, K.Q_CYIN] = 6
-    s.pl[0, p, K.Q_HAND] = 0
-    yin, yang = s.pl[0, p, K.Q_YIN], s.pl[0, p, K.Q_YANG]
+    s.taiji[0, :, L.T_UPPER_BLOCK] = 0
+    s.taiji[0, :, L.T_LOWER_BLOCK] = 0
+    s.taiji[0, 7, L.T_UPPER_BLOCK] = 1  # Kun blocked by the gods
+    s.players[0, p, L.Q_COINS_YANG] = 0
+    s.players[0, p, L.Q_COINS_YIN] = 6
+    s.players[0, p, L.Q_CARDS] = 0
+    yin, yang = s.players[0, p, L.Q_YIN], s.players[0, p, L.Q_YANG]
     m = legal(c, s)
-    assert int(c.off[K.O_REROLL]) in m  # Example 5: no legal split
-    assert not any(c.off[K.O_SPLIT] <= a < c.off[K.O_SPLIT] + 64 for a in m)
-    act(c, s, int(c.off[K.O_REROLL]))
-    assert s.pl[0, p, K.Q_CYANG] + s.pl[0, p, K.Q_CYIN] == 6
-    assert s.pl[0, p, K.Q_YIN] == yin and s.pl[0, p, K.Q_YANG] == yang  # no gain again
+    assert int(c.action_start[L.O_REROLL]) in m  # Example 5: no legal split
+    assert not any(c.action_start[L.O_SPLIT] <= a < c.action_start[L.O_SPLIT] + 64 for a in m)
+    act(c, s, int(c.action_start[L.O_REROLL]))
+    assert s.players[0, p, L.Q_COINS_YANG] + s.players[0, p, L.Q_COINS_YIN] == 6
+    assert s.players[0, p, L.Q_YIN] == yin and s.players[0, p, L.Q_YANG] == yang  # no gain again
     # a legal split exists -> no reroll offered
-    s.pl[0, p, K.Q_CYANG] = 3
-    s.pl[0, p, K.Q_CYIN] = 3
-    assert int(c.off[K.O_REROLL]) not in legal(c, s)
+    s.players[0, p, L.Q_COINS_YANG] = 3
+    s.players[0, p, L.Q_COINS_YIN] = 3
+    assert int(c.action_start[L.O_REROLL]) not in legal(c, s)
 
 
 # --- Phase Three (Examples 6-9) ----------------------------------------------------------
 def test_coin_pairs_and_tiles():
     c = core(2)
     s = action_state(c, yang=6)
-    s.pl[0, 0, K.Q_PAWN] = city(c, "Luoyang")
+    s.players[0, 0, L.Q_PAWN] = city(c, "Luoyang")
     m = legal(c, s)
     # Example 6: 6 Yang = three Laoyang pairs: carriage only
-    assert any(c.off[K.O_ROAD] <= a < c.off[K.O_BOAT] for a in m)
-    assert not any(c.off[K.O_BOAT] <= a < c.off[K.O_GOODS] for a in m)
+    assert any(c.action_start[L.O_ROAD] <= a < c.action_start[L.O_BOAT] for a in m)
+    assert not any(c.action_start[L.O_BOAT] <= a < c.action_start[L.O_GOODS] for a in m)
     for _ in range(3):
-        a = min(x for x in legal(c, s) if c.off[K.O_ROAD] <= x < c.off[K.O_BOAT])
+        a = min(x for x in legal(c, s) if c.action_start[L.O_ROAD] <= x < c.action_start[L.O_BOAT])
         act(c, s, a)
-    assert not any(c.off[K.O_ROAD] <= x < c.off[K.O_BOAT] for x in legal(c, s))
+    assert not any(c.action_start[L.O_ROAD] <= x < c.action_start[L.O_BOAT] for x in legal(c, s))
     # an accumulated boat tile gives one boat move (tiles used first)
-    s.pl[0, 0, K.Q_TILE + K.BOAT] = 1
-    assert any(c.off[K.O_BOAT] <= x < c.off[K.O_GOODS] for x in legal(c, s))
+    s.players[0, 0, L.Q_TILES + L.BOAT] = 1
+    assert any(c.action_start[L.O_BOAT] <= x < c.action_start[L.O_GOODS] for x in legal(c, s))
     # 3 Yang 3 Yin: mixed pairs -> goods or temple
     s = action_state(c, yang=3)
     here = city(c, "Handan")
-    s.pl[0, 0, K.Q_PAWN] = here
-    s.city[0, here, K.C_GOOD] = 3
+    s.players[0, 0, L.Q_PAWN] = here
+    s.cities[0, here, L.C_GOOD] = 3
     m = legal(c, s)
-    assert int(c.off[K.O_TEMPLE]) in m and any(c.off[K.O_GOODS] <= x < c.off[K.O_TEMPLE] for x in m)
-    act(c, s, int(c.off[K.O_TEMPLE]))
-    assert s.pl[0, 0, K.Q_CYANG] == 2 and s.pl[0, 0, K.Q_CYIN] == 2
+    assert int(c.action_start[L.O_TEMPLE]) in m and any(c.action_start[L.O_GOODS] <= x < c.action_start[L.O_TEMPLE] for x in m)
+    act(c, s, int(c.action_start[L.O_TEMPLE]))
+    assert s.players[0, 0, L.Q_COINS_YANG] == 2 and s.players[0, 0, L.Q_COINS_YIN] == 2
 
 
 def test_forfeit_and_end_turn_cards():
     c = core(2)
     s = action_state(c, yang=4)
-    s.pl[0, 0, K.Q_TILE + K.TEMPLE_T] = 2
-    act(c, s, int(c.off[K.O_FORFEIT] + 3))  # forfeit a temple tile
-    assert s.pl[0, 0, K.Q_HAND] == 1 and s.pl[0, 0, K.Q_USED + K.TEMPLE_T] == 1
-    act(c, s, int(c.off[K.O_FORFEIT] + 4))  # forfeit a Laoyang pair
-    assert s.pl[0, 0, K.Q_CYANG] == 2 and s.pl[0, 0, K.Q_HAND] == 2
+    s.players[0, 0, L.Q_TILES + L.TEMPLE_TILE] = 2
+    act(c, s, int(c.action_start[L.O_FORFEIT] + 3))  # forfeit a temple tile
+    assert s.players[0, 0, L.Q_CARDS] == 1 and s.players[0, 0, L.Q_TILES_USED + L.TEMPLE_TILE] == 1
+    act(c, s, int(c.action_start[L.O_FORFEIT] + 4))  # forfeit a Laoyang pair
+    assert s.players[0, 0, L.Q_COINS_YANG] == 2 and s.players[0, 0, L.Q_CARDS] == 2
     # Example 7: end turn with 1 tile + 2 pairs left -> 3 more cards
-    act(c, s, int(c.off[K.O_END]))
-    assert s.pl[0, 0, K.Q_HAND] == 5 and s.current_player[0] == 1
+    act(c, s, int(c.action_start[L.O_END]))
+    assert s.players[0, 0, L.Q_CARDS] == 5 and s.current_player[0] == 1
 
 
 def test_hand_limit():
     c = core(2)
     s = action_state(c, yang=6)
-    s.pl[0, 0, K.Q_HAND] = 7
-    act(c, s, int(c.off[K.O_END]))  # 3 pairs forfeited, hand stops at 8
-    assert s.pl[0, 0, K.Q_HAND] == 8
+    s.players[0, 0, L.Q_CARDS] = 7
+    act(c, s, int(c.action_start[L.O_END]))  # 3 pairs forfeited, hand stops at 8
+    assert s.players[0, 0, L.Q_CARDS] == 8
 
 
 def test_disasters_block_movement_and_luo_bonus_once_per_round():
     c = core(2)
     s = action_state(c, yang=6)
     xin, luo, dal = city(c, "Xinzheng"), city(c, "Luoyang"), city(c, "Daliang")
-    s.pl[0, 0, K.Q_PAWN] = xin
-    s.city[0, dal, K.C_DIS] = 1
+    s.players[0, 0, L.Q_PAWN] = xin
+    s.cities[0, dal, L.C_DISASTER] = 1
     m = legal(c, s)
-    o = c.off[K.O_ROAD]
+    o = c.action_start[L.O_ROAD]
     assert o + dal not in m and o + luo in m  # Example 8
     act(c, s, int(o + luo))
-    assert s.pl[0, 0, K.Q_HAND] == 2 and s.pl[0, 0, K.Q_LUO] == 1
+    assert s.players[0, 0, L.Q_CARDS] == 2 and s.players[0, 0, L.Q_LUO_BONUS] == 1
     act(c, s, int(o + xin))
     act(c, s, int(o + luo))
-    assert s.pl[0, 0, K.Q_HAND] == 2  # only once per round
-    s.pl[0, 0, K.Q_LUO] = 0  # a new round resets it
-    s.pl[0, 0, K.Q_TILE + K.CARRIAGE] = 2
+    assert s.players[0, 0, L.Q_CARDS] == 2  # only once per round
+    s.players[0, 0, L.Q_LUO_BONUS] = 0  # a new round resets it
+    s.players[0, 0, L.Q_TILES + L.CARRIAGE] = 2
     act(c, s, int(o + xin))
     act(c, s, int(o + luo))
-    assert s.pl[0, 0, K.Q_HAND] == 4
+    assert s.players[0, 0, L.Q_CARDS] == 4
 
 
 def test_temple_rules():
     c = core(2)
     s = action_state(c, yang=3)
     luo, han = city(c, "Luoyang"), city(c, "Handan")
-    s.pl[0, 0, K.Q_PAWN] = luo
-    assert int(c.off[K.O_TEMPLE]) not in legal(c, s)  # never in Luo
-    s.pl[0, 0, K.Q_PAWN] = han
-    s.city[0, han, K.C_TEMPLE] = 1
-    assert int(c.off[K.O_TEMPLE]) not in legal(c, s)  # one temple per city
-    s.city[0, han, K.C_TEMPLE] = -1
-    act(c, s, int(c.off[K.O_TEMPLE]))
-    assert s.city[0, han, K.C_TEMPLE] == 0 and s.pl[0, 0, K.Q_TSUP] == 12
-    s.pl[0, 0, K.Q_PAWN] = city(c, "Jinyang")
-    s.pl[0, 0, K.Q_TSUP] = 0
-    assert int(c.off[K.O_TEMPLE]) not in legal(c, s)  # supply empty
+    s.players[0, 0, L.Q_PAWN] = luo
+    assert int(c.action_start[L.O_TEMPLE]) not in legal(c, s)  # never in Luo
+    s.players[0, 0, L.Q_PAWN] = han
+    s.cities[0, han, L.C_TEMPLE] = 1
+    assert int(c.action_start[L.O_TEMPLE]) not in legal(c, s)  # one temple per city
+    s.cities[0, han, L.C_TEMPLE] = -1
+    act(c, s, int(c.action_start[L.O_TEMPLE]))
+    assert s.cities[0, han, L.C_TEMPLE] == 0 and s.players[0, 0, L.Q_TEMPLES] == 12
+    s.players[0, 0, L.Q_PAWN] = city(c, "Jinyang")
+    s.players[0, 0, L.Q_TEMPLES] = 0
+    assert int(c.action_start[L.O_TEMPLE]) not in legal(c, s)  # supply empty
 
 
 def test_goods_placement_and_overflow():
     c = core(2)
     s = action_state(c, yang=3)
     here = city(c, "Linzi")
-    s.pl[0, 0, K.Q_PAWN] = here
-    s.city[0, here, K.C_GOOD] = 3  # silk
-    silk = np.flatnonzero(c.devsp == 3)
-    og = c.off[K.O_GOODS]
+    s.players[0, 0, L.Q_PAWN] = here
+    s.cities[0, here, L.C_GOOD] = 3  # silk
+    silk = np.flatnonzero(c.tables.development_spaces == 3)
+    og = c.action_start[L.O_GOODS]
     assert {a - og for a in legal(c, s) if og <= a < og + 17} == set(silk.tolist())
     act(c, s, int(og + silk[1]))
-    assert s.dev[0, 0, silk[1]] == 1 and s.city[0, here, K.C_GOOD] == -1
+    assert s.development[0, 0, silk[1]] == 1 and s.cities[0, here, L.C_GOOD] == -1
     # Example 9: every silk space full -> the good goes beside the board
-    s.dev[0, 0, silk] = 1
-    s.city[0, here, K.C_GOOD] = 3
+    s.development[0, 0, silk] = 1
+    s.cities[0, here, L.C_GOOD] = 3
     assert {a - og for a in legal(c, s) if og <= a < og + 17} == {16}
     act(c, s, int(og + 16))
-    assert s.over[0, 0, 3] == 1
+    assert s.beside_board[0, 0, 3] == 1
 
 
 # --- Special Anytime Actions (Examples 10-12) -----------------------------------------------
 def test_gift_from_the_gods_and_refill():
     c = core(2)
     s = action_state(c, yang=3)
-    s.pl[0, 0, K.Q_YANG] = 8
-    s.goods[0, K.G_YANG] = [1, 0, 0, 1]
-    bag = s.goods[0, K.G_BAG].sum()
-    o = c.off[K.O_GIFT] + 20  # Yang area
+    s.players[0, 0, L.Q_YANG] = 8
+    s.goods[0, L.G_YANG] = [1, 0, 0, 1]
+    bag = s.goods[0, L.G_BAG].sum()
+    o = c.action_start[L.O_GIFT] + 20  # Yang area
     targets = {a - o for a in legal(c, s) if o <= a < o + 20}
-    assert targets == set(np.flatnonzero(c.devsp == 0).tolist()) | set(np.flatnonzero(c.devsp == 3).tolist())
-    assert not any(c.off[K.O_GIFT] <= a < c.off[K.O_GIFT] + 20 for a in legal(c, s))  # Yin not at 8
-    t = int(np.flatnonzero(c.devsp == 3)[0])
+    assert targets == set(np.flatnonzero(c.tables.development_spaces == 0).tolist()) | set(np.flatnonzero(c.tables.development_spaces == 3).tolist())
+    assert not any(c.action_start[L.O_GIFT] <= a < c.action_start[L.O_GIFT] + 20 for a in legal(c, s))  # Yin not at 8
+    t = int(np.flatnonzero(c.tables.development_spaces == 3)[0])
     act(c, s, int(o + t))  # Example 10
-    assert s.pl[0, 0, K.Q_YANG] == 0 and s.dev[0, 0, t] == 1
-    assert s.goods[0, K.G_YANG].sum() == 2 and s.goods[0, K.G_BAG].sum() == bag - 1
+    assert s.players[0, 0, L.Q_YANG] == 0 and s.development[0, 0, t] == 1
+    assert s.goods[0, L.G_YANG].sum() == 2 and s.goods[0, L.G_BAG].sum() == bag - 1
 
 
 def test_gift_with_empty_bag():
     c = core(2)
     s = action_state(c, yang=3)
-    s.pl[0, 0, K.Q_YIN] = 8
-    s.goods[0, K.G_OUT] += s.goods[0, K.G_BAG]
-    s.goods[0, K.G_BAG] = 0
-    s.goods[0, K.G_YIN] = [0, 2, 0, 0]
-    s.dev[0, 0, c.devsp == 1] = 1  # bone spaces full -> beside the board
-    o = c.off[K.O_GIFT]
+    s.players[0, 0, L.Q_YIN] = 8
+    s.goods[0, L.G_OUT] += s.goods[0, L.G_BAG]
+    s.goods[0, L.G_BAG] = 0
+    s.goods[0, L.G_YIN] = [0, 2, 0, 0]
+    s.development[0, 0, c.tables.development_spaces == 1] = 1  # bone spaces full -> beside the board
+    o = c.action_start[L.O_GIFT]
     assert {a - o for a in legal(c, s) if o <= a < o + 20} == {16 + 1}
     act(c, s, int(o + 17))
-    assert s.over[0, 0, 1] == 1 and s.goods[0, K.G_YIN].tolist() == [0, 1, 0, 0]
+    assert s.beside_board[0, 0, 1] == 1 and s.goods[0, L.G_YIN].tolist() == [0, 1, 0, 0]
 
 
 def test_mortal_will():
     c = core(2)
     s = action_state(c, yang=3)
     han = city(c, "Handan")
-    s.city[0, han, K.C_TEMPLE] = 0
-    s.pl[0, 0, K.Q_TSUP] = 12
-    s.pl[0, 0, K.Q_CYANG] = 1  # two pairs already used: 2 coins left
-    s.pl[0, 0, K.Q_CYIN] = 1
-    yin, yang = s.pl[0, 0, K.Q_YIN], s.pl[0, 0, K.Q_YANG]
+    s.cities[0, han, L.C_TEMPLE] = 0
+    s.players[0, 0, L.Q_TEMPLES] = 12
+    s.players[0, 0, L.Q_COINS_YANG] = 1  # two pairs already used: 2 coins left
+    s.players[0, 0, L.Q_COINS_YIN] = 1
+    yin, yang = s.players[0, 0, L.Q_YIN], s.players[0, 0, L.Q_YANG]
     m = legal(c, s)
-    assert int(c.off[K.O_MORTAL] + han) in m and sum(
-        1 for a in m if c.off[K.O_MORTAL] <= a < c.off[K.O_CARD]) == 1
-    act(c, s, int(c.off[K.O_MORTAL] + han))  # Example 11
-    assert s.city[0, han, K.C_TEMPLE] == -1 and s.pl[0, 0, K.Q_TSUP] == 13
-    assert s.pl[0, 0, K.Q_CYANG] + s.pl[0, 0, K.Q_CYIN] == 2
-    assert s.pl[0, 0, K.Q_YIN] == yin and s.pl[0, 0, K.Q_YANG] == yang
+    assert int(c.action_start[L.O_MORTAL] + han) in m and sum(
+        1 for a in m if c.action_start[L.O_MORTAL] <= a < c.action_start[L.O_CARD]) == 1
+    act(c, s, int(c.action_start[L.O_MORTAL] + han))  # Example 11
+    assert s.cities[0, han, L.C_TEMPLE] == -1 and s.players[0, 0, L.Q_TEMPLES] == 13
+    assert s.players[0, 0, L.Q_COINS_YANG] + s.players[0, 0, L.Q_COINS_YIN] == 2
+    assert s.players[0, 0, L.Q_YIN] == yin and s.players[0, 0, L.Q_YANG] == yang
 
 
 def test_mortal_will_in_divination_keeps_gains():
     c = core(2)
     s = to_divination(c, seed=9)
     p = s.current_player[0]
-    s.city[0, city(c, "Jimo"), K.C_TEMPLE] = p
-    yin, yang = s.pl[0, p, K.Q_YIN], s.pl[0, p, K.Q_YANG]
-    act(c, s, int(c.off[K.O_MORTAL] + city(c, "Jimo")))
-    assert s.pl[0, p, K.Q_CYANG] + s.pl[0, p, K.Q_CYIN] == 6
-    assert s.pl[0, p, K.Q_YIN] == yin and s.pl[0, p, K.Q_YANG] == yang
+    s.cities[0, city(c, "Jimo"), L.C_TEMPLE] = p
+    yin, yang = s.players[0, p, L.Q_YIN], s.players[0, p, L.Q_YANG]
+    act(c, s, int(c.action_start[L.O_MORTAL] + city(c, "Jimo")))
+    assert s.players[0, p, L.Q_COINS_YANG] + s.players[0, p, L.Q_COINS_YIN] == 6
+    assert s.players[0, p, L.Q_YIN] == yin and s.players[0, p, L.Q_YANG] == yang
 
 
 def test_divine_intervention_benefits():
     c = core(2)
     s = action_state(c, yang=3)
-    s.pl[0, 0, K.Q_HAND] = 8
-    s.pl[0, 0, K.Q_YIN] = 7
-    act(c, s, int(c.off[K.O_CARD]))  # Example 12: +1 Yin reaches exactly 8
-    assert s.pl[0, 0, K.Q_YIN] == 8 and s.pl[0, 0, K.Q_HAND] == 7
-    assert int(c.off[K.O_CARD]) not in legal(c, s)  # not above 8
-    act(c, s, int(c.off[K.O_FLIP]))  # flip a Yang coin to Yin
-    assert (s.pl[0, 0, K.Q_CYANG], s.pl[0, 0, K.Q_CYIN], s.pl[0, 0, K.Q_HAND]) == (2, 4, 5)
-    before = s.lines[0, 0].copy()
-    act(c, s, int(c.off[K.O_SWAP] + 0))  # swap lines 0 and 1
-    assert (s.lines[0, 0, 0] == before[1]).all() and (s.lines[0, 0, 1] == before[0]).all()
-    assert s.pl[0, 0, K.Q_HAND] == 2
-    assert not any(c.off[K.O_SWAP] <= a < c.off[K.O_SOLO] for a in legal(c, s))  # needs 3 cards
+    s.players[0, 0, L.Q_CARDS] = 8
+    s.players[0, 0, L.Q_YIN] = 7
+    act(c, s, int(c.action_start[L.O_CARD]))  # Example 12: +1 Yin reaches exactly 8
+    assert s.players[0, 0, L.Q_YIN] == 8 and s.players[0, 0, L.Q_CARDS] == 7
+    assert int(c.action_start[L.O_CARD]) not in legal(c, s)  # not above 8
+    act(c, s, int(c.action_start[L.O_FLIP]))  # flip a Yang coin to Yin
+    assert (s.players[0, 0, L.Q_COINS_YANG], s.players[0, 0, L.Q_COINS_YIN], s.players[0, 0, L.Q_CARDS]) == (2, 4, 5)
+    before = s.scoring_tiles[0, 0].copy()
+    act(c, s, int(c.action_start[L.O_SWAP] + 0))  # swap lines 0 and 1
+    assert (s.scoring_tiles[0, 0, 0] == before[1]).all() and (s.scoring_tiles[0, 0, 1] == before[0]).all()
+    assert s.players[0, 0, L.Q_CARDS] == 2
+    assert not any(c.action_start[L.O_SWAP] <= a < c.action_start[L.O_SOLO] for a in legal(c, s))  # needs 3 cards
 
 
 def test_illegal_action_raises_and_changes_nothing():
@@ -448,8 +453,8 @@ def test_illegal_action_raises_and_changes_nothing():
     s = action_state(c, yang=3)
     before = s.copy()
     with pytest.raises(IllegalActionError, match="row 0"):
-        c.step(s, [int(c.off[K.O_DISASTER])])
-    for f in ("pl", "city", "flow", "rng"):
+        c.step(s, [int(c.action_start[L.O_DISASTER])])
+    for f in ("players", "cities", "flow", "rng"):
         assert (getattr(s, f) == getattr(before, f)).all()
     with pytest.raises(IllegalActionError):
         c.step(s, [c.num_actions])
@@ -459,26 +464,26 @@ def test_illegal_action_raises_and_changes_nothing():
 def scoring_state(P):
     c = core(P)
     s = action_state(c)
-    s.pl[0, :, K.Q_GMIS] = 0
-    s.pl[0, :, K.Q_TMIS] = 0
-    s.dev[0] = 0
-    s.over[0] = 0
-    s.pl[0, :, K.Q_POS] = 0
-    s.pl[0, :, K.Q_YIN] = 0
-    s.pl[0, :, K.Q_YANG] = 0
+    s.players[0, :, L.Q_GOODS_MISSION] = 0
+    s.players[0, :, L.Q_TEMPLE_MISSION] = 0
+    s.development[0] = 0
+    s.beside_board[0] = 0
+    s.players[0, :, L.Q_TRACK] = 0
+    s.players[0, :, L.Q_YIN] = 0
+    s.players[0, :, L.Q_YANG] = 0
     return c, s
 
 
 def put_temples(c, s, p, kingdom, n):
     k = c.data.kingdom_names.index(kingdom)
-    free = [x for x in np.flatnonzero(c.data.kingdom == k) if s.city[0, x, K.C_TEMPLE] < 0]
+    free = [x for x in np.flatnonzero(c.data.kingdom == k) if s.cities[0, x, L.C_TEMPLE] < 0]
     for x in free[:n]:
-        s.city[0, x, K.C_TEMPLE] = p
+        s.cities[0, x, L.C_TEMPLE] = p
 
 
 def kingdom_points(c, s):
-    s.pl[0, :, K.Q_GMIS] = 11  # S3 O2 B1: unmet
-    s.pl[0, :, K.Q_TMIS] = 2  # 3 + 2: unmet with these temples
+    s.players[0, :, L.Q_GOODS_MISSION] = 11  # S3 O2 B1: unmet
+    s.players[0, :, L.Q_TEMPLE_MISSION] = 2  # 3 + 2: unmet with these temples
     return c.scores(s)[0].tolist()
 
 
@@ -512,81 +517,81 @@ def test_kingdom_scoring_ties():
 
 def test_mission_scoring():
     c, s = scoring_state(2)
-    s.pl[0, 0, K.Q_GMIS] = 9  # S3 J2 O1 (the text's example)
-    s.pl[0, 0, K.Q_TMIS] = 0  # 2, 2, 2 and 1
+    s.players[0, 0, L.Q_GOODS_MISSION] = 9  # S3 J2 O1 (the text's example)
+    s.players[0, 0, L.Q_TEMPLE_MISSION] = 0  # 2, 2, 2 and 1
     for g, n in ((3, 3), (2, 2), (1, 1)):
-        s.over[0, 0, g] = n  # goods beside the board count for missions
+        s.beside_board[0, 0, g] = n  # goods beside the board count for missions
     for k, n in (("Qin", 2), ("Zhao", 2), ("Yan", 2), ("Qi", 1)):
         put_temples(c, s, 1, k, n)
     sc = c.scores(s)[0]
     temples1 = 15 + 15 + 15 + 12  # sole player in four kingdoms: first + second
     assert sc[0] == 6  # Example 16: goods mission met
     assert sc[1] == temples1 + 6
-    s.over[0, 0, 1] = 0
+    s.beside_board[0, 0, 1] = 0
     assert c.scores(s)[0][0] == 0
 
 
 def test_turn_order_track_scoring():
     c, s = scoring_state(2)
-    s.pl[0, 0, K.Q_POS] = 7
-    s.pl[0, 0, K.Q_GMIS] = 11
-    s.pl[0, 0, K.Q_TMIS] = 2
+    s.players[0, 0, L.Q_TRACK] = 7
+    s.players[0, 0, L.Q_GOODS_MISSION] = 11
+    s.players[0, 0, L.Q_TEMPLE_MISSION] = 2
     assert c.scores(s)[0][0] == 4  # Example 17: ceil(7 / 2)
 
 
 def test_development_scoring_text_example():
     c, s = scoring_state(2)
-    s.pl[0, :, K.Q_GMIS] = -1
-    s.pl[0, :, K.Q_TMIS] = -1
+    s.players[0, :, L.Q_GOODS_MISSION] = -1
+    s.players[0, :, L.Q_TEMPLE_MISSION] = -1
     # lines 0, 1, 2 complete with Silk, Yang and Approval tiles (Example 18)
-    s.lines[0, 0, :, 0] = [3, 8, 7, 0, 1, 2, 4, 5, 6, 9]
-    s.dev[0, 0, :12] = 1  # rows 1-3: 3 silk spaces filled
-    s.over[0, 0, 3] = 2  # 5 silk with two beside the board
-    s.pl[0, 0, K.Q_YANG] = 7
+    s.scoring_tiles[0, 0, :, 0] = [3, 8, 7, 0, 1, 2, 4, 5, 6, 9]
+    s.development[0, 0, :12] = 1  # rows 1-3: 3 silk spaces filled
+    s.beside_board[0, 0, 3] = 2  # 5 silk with two beside the board
+    s.players[0, 0, L.Q_YANG] = 7
     for k in ("Qin", "Zhao", "Han"):
         put_temples(c, s, 0, k, 1)
     kp = 10 + 5 + 10 + 5 + 8 + 4  # alone in three kingdoms
     assert c.scores(s)[0][0] == kp + 15 + 9 + 9
     # the other tiles
     for tile, expect in ((4, 3 * (3 // 2)), (5, 0), (6, 3 * (8 // 2)), (9, 0), (0, 6), (1, 6), (2, 6)):
-        s.lines[0, 0, 0, 0] = tile
+        s.scoring_tiles[0, 0, 0, 0] = tile
         assert c.scores(s)[0][0] == kp + expect + 9 + 9, tile
-    s.pl[0, 0, K.Q_POS] = 9
-    s.lines[0, 0, 0, 0] = 5
+    s.players[0, 0, L.Q_TRACK] = 9
+    s.scoring_tiles[0, 0, 0, 0] = 5
     assert c.scores(s)[0][0] == kp + 3 * 2 + 9 + 9 + 5
 
 
 def finish_game(c, s):
     """Jump to the last player's end of round 5 and end it."""
     P = c.num_players
-    s.flow[0, K.F_ROUND] = 5
-    s.flow[0, K.F_TURN] = P - 1
-    K.compute_order(s.pl, s.order, 0, P)
-    s.current_player[0] = s.order[0, P - 1]
-    act(c, s, int(c.off[K.O_END]))
+    s.flow[0, L.F_ROUND] = 5
+    s.flow[0, L.F_TURN] = P - 1
+    s.turn_order[0, :P] = rule_order(s, 0, P)
+    s.current_player[0] = s.turn_order[0, P - 1]
+    act(c, s, int(c.action_start[L.O_END]))
     assert s.terminated[0]
 
 
 def test_winner_tie_goes_to_earlier_turn_order():
     c, s = scoring_state(2)
-    s.pl[0, :, K.Q_GMIS] = 11
-    s.pl[0, :, K.Q_TMIS] = 2
-    s.pl[0, 0, K.Q_POS] = 4
-    s.pl[0, 1, K.Q_POS] = 4
-    s.pl[0, 0, K.Q_STAMP] = 5
-    s.pl[0, 1, K.Q_STAMP] = 9  # seat 1 on top: earlier
+    s.players[0, :, L.Q_GOODS_MISSION] = 11
+    s.players[0, :, L.Q_TEMPLE_MISSION] = 2
+    s.players[0, 0, L.Q_TRACK] = 4
+    s.players[0, 1, L.Q_TRACK] = 4
+    s.players[0, 0, L.Q_ARRIVAL] = 5
+    s.players[0, 1, L.Q_ARRIVAL] = 9  # seat 1 on top: earlier
     finish_game(c, s)
-    assert s.pl[0, 0, K.Q_SCORE] == s.pl[0, 1, K.Q_SCORE]
+    assert s.players[0, 0, L.Q_SCORE] == s.players[0, 1, L.Q_SCORE]
     assert s.rewards[0].tolist() == [-1.0, 1.0]  # Example 19
 
 
 def test_score_reward_option():
     c = core(2, reward="score")
     s = action_state(c)
-    s.pl[0, :, K.Q_GMIS] = 11
-    s.pl[0, :, K.Q_TMIS] = 2
-    s.pl[0, 0, K.Q_POS] = 10
-    s.pl[0, 1, K.Q_POS] = 2
+    s.players[0, :, L.Q_GOODS_MISSION] = 11
+    s.players[0, :, L.Q_TEMPLE_MISSION] = 2
+    s.players[0, 0, L.Q_TRACK] = 10
+    s.players[0, 1, L.Q_TRACK] = 2
     finish_game(c, s)
     assert s.rewards[0].tolist() == [4.0, -4.0]
 
@@ -594,48 +599,48 @@ def test_score_reward_option():
 def test_game_ends_after_round_five_and_phase_four_clears_blocks():
     c = core(2)
     s = action_state(c)
-    s.flow[0, K.F_ROUND] = 4
-    s.flow[0, K.F_TURN] = 1
-    s.current_player[0] = s.order[0, 1]
-    s.taiji[0, 3, K.T_UP] = 2
-    act(c, s, int(c.off[K.O_END]))
-    assert not s.terminated[0] and s.flow[0, K.F_ROUND] == 5
-    assert (s.taiji[0, :, K.T_UP] == 2).sum() == 0 and (s.taiji[0, :, K.T_UP] == 1).sum() == 1
+    s.flow[0, L.F_ROUND] = 4
+    s.flow[0, L.F_TURN] = 1
+    s.current_player[0] = s.turn_order[0, 1]
+    s.taiji[0, 3, L.T_UPPER_BLOCK] = 2
+    act(c, s, int(c.action_start[L.O_END]))
+    assert not s.terminated[0] and s.flow[0, L.F_ROUND] == 5
+    assert (s.taiji[0, :, L.T_UPPER_BLOCK] == 2).sum() == 0 and (s.taiji[0, :, L.T_UPPER_BLOCK] == 1).sum() == 1
 
 
 # --- solo (Examples 20-22) ------------------------------------------------------------------
 def test_solo_turn_order_gains():
     c = core(1)
     s = to_divination(c, seed=1)
-    s.taiji[0, :, K.T_UP] = 0
-    s.taiji[0, :, K.T_LOW] = 0
-    s.pl[0, 0, K.Q_YIN] = 0
-    s.pl[0, 0, K.Q_YANG] = 0
-    s.pl[0, 0, K.Q_CYANG] = 4
-    s.pl[0, 0, K.Q_CYIN] = 2
-    act(c, s, int(c.off[K.O_SPLIT] + 4 * 8 + 4))  # Xun lower: 0 -> 3, printed 0 -> 2
-    assert s.flow[0, K.F_GAIN] == 2
-    assert legal(c, s) == {int(c.off[K.O_SOLO]), int(c.off[K.O_SOLO] + 1)}
-    act(c, s, int(c.off[K.O_SOLO]))
-    act(c, s, int(c.off[K.O_SOLO] + 1))
-    assert (s.pl[0, 0, K.Q_YIN], s.pl[0, 0, K.Q_YANG]) == (2, 2)  # Example 20
-    assert s.flow[0, K.F_GAIN] == 0
+    s.taiji[0, :, L.T_UPPER_BLOCK] = 0
+    s.taiji[0, :, L.T_LOWER_BLOCK] = 0
+    s.players[0, 0, L.Q_YIN] = 0
+    s.players[0, 0, L.Q_YANG] = 0
+    s.players[0, 0, L.Q_COINS_YANG] = 4
+    s.players[0, 0, L.Q_COINS_YIN] = 2
+    act(c, s, int(c.action_start[L.O_SPLIT] + 4 * 8 + 4))  # Xun lower: 0 -> 3, printed 0 -> 2
+    assert s.flow[0, L.F_SOLO_GAINS] == 2
+    assert legal(c, s) == {int(c.action_start[L.O_SOLO]), int(c.action_start[L.O_SOLO] + 1)}
+    act(c, s, int(c.action_start[L.O_SOLO]))
+    act(c, s, int(c.action_start[L.O_SOLO] + 1))
+    assert (s.players[0, 0, L.Q_YIN], s.players[0, 0, L.Q_YANG]) == (2, 2)  # Example 20
+    assert s.flow[0, L.F_SOLO_GAINS] == 0
 
 
 def test_solo_tiles_flip_in_order():
     c = core(1)
     s = action_state(c, p=0, yang=3)
-    s.solo[0] = [c.data.kingdom_names.index(k) for k in ("Yan", "Wei", "Qin", "Zhao", "Han", "Qi", "Chu")]
-    s.pl[0, 0, K.Q_TILE + K.TEMPLE_T] = 3
-    s.pl[0, 0, K.Q_PAWN] = city(c, "Anyi")  # Wei: not the leftmost tile
-    act(c, s, int(c.off[K.O_TEMPLE]))
-    assert s.flow[0, K.F_FLIP] == 0
-    s.pl[0, 0, K.Q_PAWN] = city(c, "Ji")  # Yan
-    act(c, s, int(c.off[K.O_TEMPLE]))
-    assert s.flow[0, K.F_FLIP] == 1
-    s.pl[0, 0, K.Q_PAWN] = city(c, "Daliang")  # Wei now
-    act(c, s, int(c.off[K.O_TEMPLE]))
-    assert s.flow[0, K.F_FLIP] == 2  # Example 21
+    s.solo_tiles[0] = [c.data.kingdom_names.index(k) for k in ("Yan", "Wei", "Qin", "Zhao", "Han", "Qi", "Chu")]
+    s.players[0, 0, L.Q_TILES + L.TEMPLE_TILE] = 3
+    s.players[0, 0, L.Q_PAWN] = city(c, "Anyi")  # Wei: not the leftmost tile
+    act(c, s, int(c.action_start[L.O_TEMPLE]))
+    assert s.flow[0, L.F_SOLO_FLIPPED] == 0
+    s.players[0, 0, L.Q_PAWN] = city(c, "Ji")  # Yan
+    act(c, s, int(c.action_start[L.O_TEMPLE]))
+    assert s.flow[0, L.F_SOLO_FLIPPED] == 1
+    s.players[0, 0, L.Q_PAWN] = city(c, "Daliang")  # Wei now
+    act(c, s, int(c.action_start[L.O_TEMPLE]))
+    assert s.flow[0, L.F_SOLO_FLIPPED] == 2  # Example 21
 
 
 @pytest.mark.parametrize("lines,kingdoms,level", [
@@ -644,11 +649,11 @@ def test_solo_tiles_flip_in_order():
 def test_solo_achievement_table(lines, kingdoms, level):
     c = core(1)
     s = action_state(c, p=0)
-    s.dev[0] = 0
-    s.lines[0, 0, :, 1] = 0
-    s.lines[0, 0, [0, 1, 2, 3], 1] = 1  # second colour on the 4 rows
-    s.dev[0, 0, :4 * lines] = 1  # complete `lines` rows
-    s.flow[0, K.F_FLIP] = kingdoms
+    s.development[0] = 0
+    s.scoring_tiles[0, 0, :, 1] = 0
+    s.scoring_tiles[0, 0, [0, 1, 2, 3], 1] = 1  # second colour on the 4 rows
+    s.development[0, 0, :4 * lines] = 1  # complete `lines` rows
+    s.flow[0, L.F_SOLO_FLIPPED] = kingdoms
     finish_game(c, s)
     assert s.rewards[0, 0] == level  # Example 22
 
@@ -726,14 +731,14 @@ def test_custom_data_file_accepted(tmp_path):
     raw["turn_order_track"]["values"] = list(range(16))
     raw["lower_divination"]["actions"]["Gen"] = {"action": "goods", "turn_order": 0, "cards": 0}
     c = YinYangCore(num_players=3, data_file=write(tmp_path, raw))
-    assert c.kpoints[0].tolist() == [12, 6] and len(c.tovals) == 16
+    assert c.tables.kingdom_points[0].tolist() == [12, 6] and len(c.tables.turn_order_values) == 16
     s = c.init(np.arange(4))
     rng = np.random.default_rng(0)
     while not s.terminated.all():
         m = c.legal_action_mask(s)
         a = np.where(s.terminated, -1, (rng.random(m.shape) * m).argmax(1))
         c.step(s, a)
-    assert (s.pl[:, :, K.Q_POS] <= 15).all()
+    assert (s.players[:, :, L.Q_TRACK] <= 15).all()
 
 
 def test_render_and_observation_shapes():

@@ -1,10 +1,12 @@
 """Yoxii rules from hand-built positions; each test names its example in seeds/yoxii.md."""
+import re
+
 import numpy as np
 import pytest
 
 from tests.yoxii_board import CORE, legal_actions, placements, state_from_text, totem_moves
 from yyenvs.core.contract import IllegalActionError
-from yyenvs.games.yoxii.core import NEIGHBOUR, adjacent_totals, final_winner
+from yyenvs.games.yoxii.rules import NEIGHBOUR, adjacent_totals, final_winner
 
 N, NE, E, SE, S, SW, W, NW = range(8)
 EMPTY = """
@@ -223,3 +225,18 @@ def test_unknown_option_is_refused():
     from yyenvs import OptionError, make_core
     with pytest.raises(OptionError, match="unknown option"):
         make_core("yoxii", board_size=9)
+
+
+def test_render_prints_plain_numbers():
+    """Stocks and squares as Python ints: numpy 2 prints a list of int8 as [np.int8(5), ...]."""
+    s = CORE.init(np.array([3], dtype=np.uint64))
+    text = CORE.render_ansi(s)
+    assert "stock white [5, 5, 5, 3]  red [5, 5, 5, 3]  (values 1-4)" in text
+    assert text.endswith("white to move")
+    while not s.done[0]:  # a whole game, its last picture included
+        CORE.step(s, np.array([min(legal_actions(s))]))
+        text = CORE.render_ansi(s)
+        assert not re.search(r"np\.|int\d+\(", text), text
+    assert text.splitlines()[-1] in ("game over: white wins", "game over: red wins", "game over: draw")
+    img = CORE.render_rgb(s)
+    assert img.shape == (7 * 64, 7 * 64, 3) and img.dtype == np.uint8

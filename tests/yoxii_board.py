@@ -6,7 +6,8 @@ Stocks are the full stock minus the pieces on the board.
 """
 import numpy as np
 
-from yyenvs.games.yoxii.core import NUM_CELLS, ROW_WIDTHS, STOCK, YoxiiCore
+from yyenvs.games.yoxii.core import YoxiiCore
+from yyenvs.games.yoxii.rules import NUM_CELLS, ROW_WIDTHS, STOCK, totem_destination
 
 CORE = YoxiiCore()
 
@@ -42,7 +43,6 @@ def totem_moves(state):
     for a in legal_actions(state):
         d, _cell, _v = CORE.decode(a)
         out.setdefault(d, None)
-    from yyenvs.games.yoxii.core import totem_destination
     return {d: int(totem_destination(state.board[0], state.totem[0], state.current_player[0], d))
             for d in out}
 

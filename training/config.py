@@ -20,7 +20,7 @@ import os
 import re
 
 from yyenvs.agents.mcts import MAX_SIMULATIONS
-from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml
+from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
 from yyenvs.core.files import read_text_file
 from yyenvs.games import GAMES
@@ -296,11 +296,8 @@ def _check_whole(cfg: dict) -> None:
 
 
 def parse_override(text: str) -> tuple[str, object]:
-    key, sep, value = text.partition("=")
-    if not sep or not key:
-        raise ConfigError(f"override {show(text)} must look like KEY=VALUE (e.g. ppo.learning_rate=1e-4)")
-    parsed = _yaml(value, f"override {show(text)}: the value") if value != "" else ""
-    return key.strip(), parsed
+    """A ``KEY=VALUE`` override, parsed by the one KEY=VALUE parser (:func:`yyenvs.cli.parse_option`)."""
+    return parse_option(text, "override", ConfigError)
 
 
 def load_config(path: str | None = None, overrides=()) -> dict:
@@ -325,8 +322,3 @@ def load_config(path: str | None = None, overrides=()) -> dict:
         _set(cfg, key, value)
     _check_whole(cfg)
     return cfg
-
-
-def describe() -> list[tuple[str, object]]:
-    """(key, default) of every config key, for documentation."""
-    return list(FLAT_DEFAULTS.items())

@@ -5,7 +5,8 @@
 * Every pair of entrants plays ``--games`` games, seats alternating (half the
   games each entrant starts; with 3-4 players the seats alternate A, B, A, B
   and B, A, B, A), all games of a pair batched in one core state; each
-  entrant is called once per ply for all the rows where it is to move.
+  entrant is called once per ply for all the rows where it is to move
+  (:mod:`yyenvs.agents.match`).
 * The cross-table holds wins / draws / losses of the row entrant against the
   column entrant, with the 95% Wilson interval of the win rate (draws count
   as non-wins).  Multi-player games are scored pairwise from placements.
@@ -27,62 +28,11 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like_checkpoint, read_metadata
-from yyenvs.cli import ArgumentParser, games_int, one_line, parse_option, seed_int
+from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, seat_pattern
+from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.games import GAMES, make_core
-from training.ratings import bradley_terry, pairwise_from_scores, wilson_interval
-
-
-# --- playing ------------------------------------------------------------------------
-def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray) -> np.ndarray:
-    """Play ``len(seeds)`` games at once; ``seats[g, p]`` is the index into
-    ``agents`` of the entrant in seat ``p`` of game ``g``.  Returns the (G, P)
-    final scores (sum of each seat's rewards).  Truncated games keep the
-    rewards they got (usually none: a draw)."""
-    seats = np.asarray(seats, dtype=np.int64)
-    state = core.init(np.asarray(seeds, dtype=np.uint64))
-    G = state.batch_size
-    scores = np.zeros((G, core.num_players))
-    rows_all = np.arange(G)
-    for _ in range(core.max_game_length + 1):
-        live = ~state.done
-        if not live.any():
-            break
-        mask = core.legal_action_mask(state)
-        entrant = seats[rows_all, state.current_player.astype(np.int64)]
-        actions = np.full(G, -1, dtype=np.int64)
-        for e in np.unique(entrant[live]):
-            rows = np.flatnonzero(live & (entrant == e))
-            actions[rows] = agents[e](state.take(rows), mask[rows])
-        core.step(state, actions)
-        scores += state.rewards
-    if not state.done.all():
-        raise RuntimeError(f"{core.name}: games still running after max_game_length="
-                           f"{core.max_game_length} plies")
-    return scores
-
-
-def seat_pattern(a: int, b: int, num_players: int, n_games: int) -> np.ndarray:
-    """(n_games, P) seat assignment alternating who starts: A,B,A,.. then B,A,B,.."""
-    first = np.array([a if p % 2 == 0 else b for p in range(num_players)])
-    second = np.array([b if p % 2 == 0 else a for p in range(num_players)])
-    return np.where((np.arange(n_games) % 2 == 0)[:, None], first[None, :], second[None, :])
-
-
-def play_match(core, agent_a, agent_b, n_games: int, seed: int = 0):
-    """``agent_a`` against ``agent_b`` over ``n_games`` games, seats alternating.
-
-    Returns ``(wins, draws, losses)`` of A (pairwise over seats with 3-4 players)."""
-    seats = seat_pattern(0, 1, core.num_players, n_games)
-    seeds = _game_seeds(seed, 0, 1, n_games)
-    scores = play_games(core, [agent_a, agent_b], seats, seeds)
-    w, d = pairwise_from_scores(scores, seats, 2)
-    return int(w[0, 1]), int(d[0, 1]), int(w[1, 0])
-
-
-def _game_seeds(seed: int, i: int, j: int, n: int) -> np.ndarray:
-    rng = np.random.default_rng([int(seed), int(i), int(j), 0xE7A1])
-    return rng.integers(0, 2**63, size=n, dtype=np.uint64)
+from training.ratings import bradley_terry, wilson_interval
 
 
 # --- the tournament ------------------------------------------------------------------
@@ -133,7 +83,7 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
     for k, (i, j) in enumerate(pairs):
         g = per_pair[(i, j)] if per_pair is not None else games
         seats = seat_pattern(i, j, core.num_players, g)
-        scores = play_games(core, [e.agent for e in entrants], seats, _game_seeds(seed, i, j, g))
+        scores, _ = play_games(core, [e.agent for e in entrants], seats, pair_seeds(seed, i, j, g))
         w, d = pairwise_from_scores(scores, seats, n)
         wins += w
         draws += d
@@ -273,7 +223,7 @@ def main(argv=None) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out {args.out!r} is a file; give a directory")
     try:
-        given = dict(parse_option(kv) for kv in args.option)
+        given = parse_options(args.option)
         # game and options default to the first checkpoint's (a file option it names must be given again)
         meta = next((read_metadata(spec) for spec in args.entrants if looks_like_checkpoint(spec)), None)
         if game is None and meta is None:

@@ -1,10 +1,10 @@
 """The self-play opponent pool: latest policy, past snapshots, scripted baselines.
 
-One :class:`OpponentPool` is the opponent of a whole :class:`LearnerBatch`
-(``wants_env_ids = True``): at the start of every episode each env draws its
-opponent, and when opponents are to move the rows are grouped by opponent and
-each opponent is called once for its group (one batched forward pass per
-policy).
+One :class:`OpponentPool` is the opponent of a whole
+:class:`~yyenvs.envs.learner.LearnerBatch` (an :class:`~yyenvs.envs.opponent.Opponent`):
+at the start of every episode each env draws its opponent, and when opponents
+are to move the rows are grouped by opponent and each opponent is called once
+for its group (one batched forward pass per policy).
 
 Sampling (AlphaStar-style prioritised fictitious self-play):
 
@@ -28,9 +28,12 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.checkpoint import PolicyAgent
+from yyenvs.envs.opponent import Opponent
 
 
-class Opponent:
+class PoolEntry:
+    """One member of the pool: its agent (None once released), kind and recent results."""
+
     def __init__(self, name: str, kind: str, agent, step: int | None = None, path: str | None = None,
                  window: int = 400):
         self.name, self.kind, self.agent, self.step, self.path = name, kind, agent, step, path
@@ -45,13 +48,9 @@ class Opponent:
             return (score + 1.0) / (n + 2.0)
         return score / n if n else float("nan")
 
-    def outcome_counts(self) -> tuple[int, int, int]:
-        r = np.asarray(self.results)
-        return int((r > 0).sum()), int((r == 0).sum()), int((r < 0).sum())
 
-
-class OpponentPool:
-    wants_env_ids = True
+class OpponentPool(Opponent):
+    """The self-play opponent of every env of a batch (see the module docstring)."""
 
     def __init__(self, core, num_envs: int, latest_policy, *, baselines=("random", "greedy"),
                  latest: float = 0.35, pfsp_power: float = 2.0, pfsp_floor: float = 0.02,
@@ -72,11 +71,11 @@ class OpponentPool:
         self.sample = bool(sample)
         self.seed = int(seed)
         self.rng = np.random.default_rng([self.seed, 0x9001])
-        self.entries: list[Opponent] = [
-            Opponent("latest", "latest", PolicyAgent(core, latest_policy, self.seed, not self.sample,
+        self.entries: list[PoolEntry] = [
+            PoolEntry("latest", "latest", PolicyAgent(core, latest_policy, self.seed, not self.sample,
                                                      label="latest"), window=self.window)]
         for k, name in enumerate(baselines):
-            self.entries.append(Opponent(name, "baseline", make_agent(name, core, self.seed + 1 + k),
+            self.entries.append(PoolEntry(name, "baseline", make_agent(name, core, self.seed + 1 + k),
                                          window=self.window))
         self.assignment = np.zeros(self.num_envs, dtype=np.int64)
 
@@ -84,10 +83,10 @@ class OpponentPool:
     def set_latest_policy(self, policy) -> None:
         self.entries[0].agent.policy = policy
 
-    def snapshots(self) -> list[Opponent]:
+    def snapshots(self) -> list[PoolEntry]:
         return [e for e in self.entries if e.kind == "snapshot"]
 
-    def add_snapshot(self, policy, step: int, path: str | None = None, copy_policy: bool = True) -> Opponent:
+    def add_snapshot(self, policy, step: int, path: str | None = None, copy_policy: bool = True) -> PoolEntry:
         """Add a frozen copy of ``policy`` (taken at ``step``) to the pool."""
         if copy_policy:
             policy = copy.deepcopy(policy)
@@ -95,7 +94,7 @@ class OpponentPool:
         for p in policy.parameters():
             p.requires_grad_(False)
         name = f"snap_{int(step)}"
-        e = Opponent(name, "snapshot", PolicyAgent(self.core, policy, self.seed + int(step) % 100003,
+        e = PoolEntry(name, "snapshot", PolicyAgent(self.core, policy, self.seed + int(step) % 100003,
                                                    not self.sample, label=name),
                      step=int(step), path=path, window=self.window)
         self.entries.append(e)
@@ -153,7 +152,7 @@ class OpponentPool:
             out[rows] = self.entries[k].agent(sub, mask[rows])
         return out
 
-    def on_episode_end(self, env_ids, outcomes, seats=None) -> None:
+    def on_episode_end(self, env_ids, outcomes, learner_seats=None) -> None:
         """Results (+1 win, 0 draw, -1 loss, for the learner) of games that just ended.
 
         The vector env calls this before the rows restart (and get new opponents)."""
@@ -162,7 +161,11 @@ class OpponentPool:
             e.results.append(float(r))
             e.games += 1
 
-    def opponent_of(self, env_ids) -> list[str]:
+    @property
+    def label(self) -> str:
+        return f"self-play pool ({len(self.entries)} entries)"
+
+    def names(self, env_ids) -> list[str]:
         return [self.entries[k].name for k in self.assignment[np.asarray(env_ids, dtype=np.int64)]]
 
     # -- reporting and persistence ------------------------------------------------------------
@@ -194,7 +197,7 @@ class OpponentPool:
                 if policy is not None:
                     e = self.add_snapshot(policy, d["step"], d["path"], copy_policy=False)
                 else:
-                    e = Opponent(d["name"], "snapshot", None, d["step"], d["path"], self.window)
+                    e = PoolEntry(d["name"], "snapshot", None, d["step"], d["path"], self.window)
                     e.active = False
                     self.entries.append(e)
             else:

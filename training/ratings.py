@@ -5,9 +5,9 @@
   (the minorise-maximise iteration OpenSpiel and Hunter (2004) use), a draw
   counting half a win for each side; returned as Elo-scale ratings
   (``400 * log10(strength)``).
-* :func:`pairwise_from_scores` -- a multi-player game's placements turned into
-  pairwise results (the better placed seat beats the worse one; equal scores
-  draw), which is how 3-4 player games are rated.
+
+3-4 player games are rated from pairwise results
+(:func:`yyenvs.agents.match.pairwise_from_scores`).
 """
 from __future__ import annotations
 
@@ -83,33 +83,3 @@ def expected_score(r_i: float, r_j: float) -> float:
     """P(i beats j) (draws as half) under the Elo-scale Bradley-Terry model."""
     return 1.0 / (1.0 + 10.0 ** ((r_j - r_i) / 400.0))
 
-
-def pairwise_from_scores(scores: np.ndarray, seats: np.ndarray, n_entrants: int):
-    """Pairwise wins/draws/losses from final scores of multi-seat games.
-
-    Args:
-        scores: (G, P) final score (sum of rewards) of every seat of every game;
-            a higher score is a better placement.
-        seats: (G, P) the entrant index playing each seat.
-
-    Returns ``(wins, draws)``, (n, n) arrays; every pair of seats held by two
-    different entrants counts once.  For two-player games this is the usual
-    win/draw/loss table.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    seats = np.asarray(seats, dtype=np.int64)
-    wins = np.zeros((n_entrants, n_entrants))
-    draws = np.zeros((n_entrants, n_entrants))
-    P = scores.shape[1]
-    for a in range(P):
-        for b in range(a + 1, P):
-            ea, eb = seats[:, a], seats[:, b]
-            diff = ea != eb
-            sa, sb = scores[diff, a], scores[diff, b]
-            ea, eb = ea[diff], eb[diff]
-            np.add.at(wins, (ea[sa > sb], eb[sa > sb]), 1)
-            np.add.at(wins, (eb[sb > sa], ea[sb > sa]), 1)
-            eq = sa == sb
-            np.add.at(draws, (ea[eq], eb[eq]), 1)
-            np.add.at(draws, (eb[eq], ea[eq]), 1)
-    return wins, draws

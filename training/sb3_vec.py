@@ -38,13 +38,11 @@ class LearnerVecEnv(VecEnv):
                                   learner_seat=learner_seat, **core.options)
         self.core = self.venv.core
         self.batch = self.venv.batch
-        self.opponent = opponent
         self.render_mode = None
         super().__init__(int(num_envs), self.venv.single_observation_space, self.venv.single_action_space)
         self._first_seed = seed
         self._actions = None
         self.episode_listeners = []  # callables f(env_ids, outcomes, seats)
-        self.total_episodes = 0
         self.shaping = float(shaping)
         self.gamma = float(gamma)
         self._phi = np.zeros(self.num_envs)
@@ -79,7 +77,7 @@ class LearnerVecEnv(VecEnv):
         if "_episode" in info:
             idx = np.flatnonzero(info["_episode"])
             ep = info["episode"]
-            names = ep["opponent"][idx] if "opponent" in ep else ["opponent"] * idx.size
+            names = ep["opponent"][idx]
             for k, i in enumerate(idx):
                 infos[i] = {"terminal_observation": info["final_obs"][i],
                             "episode": {"r": float(ep["r"][i]), "l": int(ep["l"][i]),
@@ -90,8 +88,8 @@ class LearnerVecEnv(VecEnv):
                     infos[i]["illegal_action"] = True
             for listener in self.episode_listeners:
                 listener(idx, ep["outcome"][idx], ep["learner_seat"][idx])
-            self.total_episodes += idx.size
         return obs, reward.astype(np.float32), done, infos
+
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) legal-action mask of the learner's current position."""
         return self.batch.action_masks()

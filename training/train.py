@@ -87,13 +87,38 @@ class Trainer:
     """
 
     def __init__(self, cfg: dict, log=None):
-        import torch
-        from training.policy import network_spec
-
         self.cfg = cfg
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-        torch.set_num_threads(cfg["torch_threads"])
+        self._set_threads()
         self.core = make_core(cfg["game"], **cfg["game_options"])
+        self._make_run_dirs()
+        self.lock = RunLock(self.run_dir)
+        try:
+            self._remove_stale_temporaries()
+            resume = self._find_resume_point()
+            self.spec = self._network_spec()
+            self._check_resume_network(resume)
+            self.pool = self._make_pool()
+            self.env = self._make_env()
+            self.model = self._make_model()
+            self.pool.set_latest_policy(self.model.policy)
+            self.resumed_from = None
+            self.elapsed_before = 0.0
+            self.last_eval = {}
+            if resume is not None:
+                self._restore(*resume)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    # -- construction, step by step ------------------------------------------------------------
+    def _set_threads(self) -> None:
+        import torch
+        torch.set_num_threads(self.cfg["torch_threads"])
+
+    def _make_run_dirs(self) -> None:
+        """``run_dir`` (a new one per run where it holds ``{time}``) and its sub-directories."""
+        cfg = self.cfg
         if "{time}" in cfg["run_dir"]:  # a new directory per run (the quick demo)
             cfg["run_dir"] = cfg["run_dir"].replace("{time}", time.strftime("%Y%m%d-%H%M%S"))
         self.run_dir = cfg["run_dir"]
@@ -103,15 +128,6 @@ class Trainer:
                 os.makedirs(d, exist_ok=True)
         except OSError as e:
             raise ConfigError(f"run_dir {self.run_dir!r} cannot be used: {e.strerror or e}") from None
-        self.lock = RunLock(self.run_dir)
-        try:
-            self._remove_stale_temporaries()
-            resume = self._find_resume_point()
-            self.spec = network_spec(self.core, cfg["ppo"])
-            self._build(resume)
-        except BaseException:
-            self.lock.release()
-            raise
 
     def close(self) -> None:
         """Release the run directory."""
@@ -165,26 +181,45 @@ class Trainer:
         raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is readable; "
                               "choose another run_dir")
 
-    def _build(self, resume) -> None:
-        from sb3_contrib import MaskablePPO
+    def _network_spec(self) -> dict:
+        """The network description the ``ppo`` section asks for (ConfigError if it does not fit)."""
+        from yyenvs.agents.network import NetworkError, network_spec
+        p = self.cfg["ppo"]
+        try:
+            return network_spec(self.core, p["net_arch"], p["activation"], p["cnn_channels"])
+        except NetworkError as e:
+            raise ConfigError(f"ppo: {e}") from None
 
-        from training.policy import FastMaskablePolicy, policy_kwargs
-        from training.pool import OpponentPool
-        from training.sb3_vec import LearnerVecEnv
-        cfg, sp, p = self.cfg, self.cfg["selfplay"], self.cfg["ppo"]
+    def _check_resume_network(self, resume) -> None:
+        """A run resumes only with the network it was trained with."""
         if resume is not None and resume[1]["policy"] != self.spec:
             saved = resume[1]["policy"]
             diff = ", ".join(f"{k}: checkpoint {saved[k]!r} vs config {self.spec[k]!r}"
                              for k in self.spec if saved.get(k) != self.spec[k])
             raise ConfigError(f"cannot resume {resume[0]!r}: the config asks for another network ({diff})")
-        self.pool = OpponentPool(self.core, cfg["num_envs"], None, baselines=sp["baselines"],
-                                 latest=sp["latest"], pfsp_power=sp["pfsp_power"],
-                                 pfsp_floor=sp["pfsp_floor"], window=sp["window"],
-                                 max_snapshots=sp["max_snapshots"], sample=sp["opponent_sample"],
-                                 seed=cfg["seed"], baseline_share=sp["baseline_share"])
-        self.env = LearnerVecEnv(self.core, cfg["num_envs"], self.pool, seed=cfg["seed"],
-                                 shaping=p["reward_shaping"], gamma=p["gamma"])
-        self.model = MaskablePPO(
+
+    def _make_pool(self):
+        """The self-play pool (its latest policy is set once the model exists)."""
+        from training.pool import OpponentPool
+        cfg, sp = self.cfg, self.cfg["selfplay"]
+        return OpponentPool(self.core, cfg["num_envs"], None, baselines=sp["baselines"],
+                            latest=sp["latest"], pfsp_power=sp["pfsp_power"],
+                            pfsp_floor=sp["pfsp_floor"], window=sp["window"],
+                            max_snapshots=sp["max_snapshots"], sample=sp["opponent_sample"],
+                            seed=cfg["seed"], baseline_share=sp["baseline_share"])
+
+    def _make_env(self):
+        from training.sb3_vec import LearnerVecEnv
+        p = self.cfg["ppo"]
+        return LearnerVecEnv(self.core, self.cfg["num_envs"], self.pool, seed=self.cfg["seed"],
+                             shaping=p["reward_shaping"], gamma=p["gamma"])
+
+    def _make_model(self):
+        from sb3_contrib import MaskablePPO
+
+        from yyenvs.agents.network import FastMaskablePolicy, policy_kwargs
+        cfg, p = self.cfg, self.cfg["ppo"]
+        return MaskablePPO(
             FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
             n_epochs=p["n_epochs"], learning_rate=p["learning_rate"], gamma=p["gamma"],
             gae_lambda=p["gae_lambda"], clip_range=p["clip_range"], ent_coef=p["ent_coef"],
@@ -192,12 +227,6 @@ class Trainer:
             policy_kwargs=policy_kwargs(self.core, self.spec),
             tensorboard_log=self.dirs["tb"] if cfg["log"]["tensorboard"] else None,
             seed=cfg["seed"], device="cpu", verbose=0)
-        self.pool.set_latest_policy(self.model.policy)
-        self.resumed_from = None
-        self.elapsed_before = 0.0
-        self.last_eval = {}
-        if resume is not None:
-            self._restore(*resume)
 
     def _restore(self, path: str, meta: dict, tensors: dict) -> None:
         """Load a training checkpoint's network, optimiser state, step count and pool."""
@@ -257,14 +286,15 @@ class Trainer:
     def quick_eval(self) -> dict:
         from yyenvs.agents import make_agent
         from yyenvs.agents.checkpoint import PolicyAgent
-        from training.evaluate import play_match
+        from yyenvs.agents.match import play_match
         from training.ratings import wilson_interval
         ev = self.cfg["eval"]
         me = PolicyAgent(self.core, self.model.policy, self.cfg["seed"], ev["deterministic"], label="current")
         out = {"step": int(self.model.num_timesteps)}
         for k, name in enumerate(ev["opponents"]):
-            w, d, l = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],
-                                 seed=self.cfg["seed"] + int(self.model.num_timesteps))
+            r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],
+                           seed=self.cfg["seed"] + int(self.model.num_timesteps))
+            w, d, l = r["wins"], r["draws"], r["losses"]
             n = w + d + l
             out[name] = {"wins": w, "draws": d, "losses": l, "win_rate": w / n,
                          "ci95": list(wilson_interval(w, n))}

@@ -24,13 +24,8 @@ from yyenvs.agents.base import sample_legal
 from yyenvs.cli import ArgumentParser, batch_int, positive_float, positive_int, run
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
-from yyenvs.games import GAMES, make_core
+from yyenvs.games import GAMES, game_spec, make_core
 
-DEFAULT_CONFIGS = {
-    "yoxii": [{}, {"action_features": True}],  # the second: observation with lookahead features
-    "koi": [{"board_size": 9, "directions": 8}],
-    "yinyang": [{"num_players": 2}, {"num_players": 4}],
-}
 
 
 def hardware() -> str:
@@ -118,7 +113,7 @@ def compile_times(game: str, options: dict) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all available)")
+    parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all); each runs the variants its spec declares")
     parser.add_argument("--batches", nargs="+", type=batch_int, default=[1, 64, 1024, 4096])
     parser.add_argument("--seconds", type=positive_float, default=0.5, help="length of one timed window")
     parser.add_argument("--repeats", type=positive_int, default=5, help="timed windows per figure (median)")
@@ -128,9 +123,9 @@ def main(argv: list[str] | None = None) -> int:
                              "(the default 'auto' picks the faster as it goes)")
     args = parser.parse_args(argv)
     games = args.games or list(GAMES)
-    unknown = sorted(set(games) - set(list(GAMES)))
+    unknown = sorted(set(games) - set(GAMES))
     if unknown:
-        parser.error(f"unknown or unavailable game(s) {unknown}; available: {list(GAMES)}")
+        parser.error(f"unknown game(s) {unknown}; choose from {list(GAMES)}")
 
     print(f"hardware: {hardware()}")
     print(f"load average before the run: {os.getloadavg()[0]:.2f} (other processes slow every figure)")
@@ -142,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{'game':<34}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
     parallel_default = kernels.parallel_mode()
     for game in games:
-        for options in DEFAULT_CONFIGS.get(game, [{}]):
+        for options in game_spec(game).variants:
             core = make_core(game, **options)
             label = game + "".join(f" {k}={v}" for k, v in options.items())
             core_steps_per_second(core, 8, 0.05)  # compile / warm up

@@ -185,23 +185,31 @@ def _check_ints(value, what: str, error, depth=0):
             _check_ints(v, what, error)
 
 
-def parse_option(text: str, flag: str = "--option") -> tuple[str, object]:
-    """``KEY=VALUE`` (a game option on the command line) -> ``(key, value)``, value parsed as YAML.
+def parse_option(text: str, flag: str = "--option", error=None) -> tuple[str, object]:
+    """``KEY=VALUE`` (a game option or a config override on the command line) -> ``(key, value)``,
+    the value parsed as YAML.
 
-    Raises :class:`OptionError` with a one-line message naming ``flag`` and ``text``: a bad
-    form (no ``=``, empty key), invalid YAML, tags, anchors/aliases, nesting deeper than
-    :data:`MAX_YAML_DEPTH`, duplicate keys, integers that do not fit in 64 bits.
-    An empty value is the empty string.
+    The one KEY=VALUE parser (``--option`` of ``play`` / ``eval``, the config overrides of
+    ``train``).  Raises ``error`` (default :class:`OptionError`) with a one-line message
+    naming ``flag`` and ``text``: a bad form (no ``=``, empty key), invalid YAML, tags,
+    anchors/aliases, nesting deeper than :data:`MAX_YAML_DEPTH`, duplicate keys, integers
+    that do not fit in 64 bits.  An empty (or blank) value is the empty string.
     """
-    from yyenvs.core.contract import OptionError
+    if error is None:
+        from yyenvs.core.contract import OptionError as error
     key, sep, value = text.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise OptionError(f"{flag} expects KEY=VALUE, got {text[:80]!r}")
+        raise error(f"{flag} expects KEY=VALUE, got {text[:80]!r}")
     what = f"{flag} {text[:80]!r}: the value"
-    parsed = load_yaml(value, what, OptionError) if value.strip() else ""
-    _check_ints(parsed, what, OptionError)
+    parsed = load_yaml(value, what, error) if value.strip() else ""
+    _check_ints(parsed, what, error)
     return key, parsed
+
+
+def parse_options(items, flag: str = "--option") -> dict:
+    """``{key: value}`` of several ``KEY=VALUE`` texts (:func:`parse_option`; the last of a key wins)."""
+    return dict(parse_option(text, flag) for text in items)
 
 
 def run(command: str, fn, argv) -> int:

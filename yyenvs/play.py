@@ -7,41 +7,13 @@ from __future__ import annotations
 import sys
 import time
 
-import numpy as np
-
 from yyenvs.agents import BASELINES, make_agent
-from yyenvs.cli import ArgumentParser, games_int, parse_option, run, seed_int
+from yyenvs.agents.match import play_match
+from yyenvs.cli import ArgumentParser, games_int, parse_options, run, seed_int
 from yyenvs.core.contract import OptionError
-from yyenvs.core.rng import seeds_from
 from yyenvs.games import GAMES, make_core
 
-
-def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
-    """Play ``num_games`` two-player games, ``agent_a`` taking seat 0 in even games.
-
-    Returns counts of wins, draws and losses from ``agent_a``'s side and the plies played.
-    """
-    if core.num_players != 2:
-        raise ValueError(f"play_match needs a two-player game; {core.name} has {core.num_players}")
-    state = core.init(seeds_from(seed, num_games))
-    seat_of_a = (np.arange(num_games) % 2).astype(np.int8)
-    final = np.zeros(num_games, dtype=np.float32)
-    steps = 0
-    while not state.done.all():
-        mask = core.legal_action_mask(state)
-        actions = np.full(num_games, -1, dtype=np.int64)
-        for agent, turn in ((agent_a, state.current_player == seat_of_a),
-                            (agent_b, state.current_player != seat_of_a)):
-            rows = np.flatnonzero(turn & ~state.done)
-            if rows.size:
-                actions[rows] = agent(state.take(rows), mask[rows])
-        core.step(state, actions)
-        stepped = actions >= 0
-        final[stepped] = state.rewards[stepped, seat_of_a[stepped]]
-        steps += int(stepped.sum())
-    final[state.truncated] = 0.0
-    return {"wins": int((final > 0).sum()), "draws": int((final == 0).sum()),
-            "losses": int((final < 0).sum()), "plies": steps}
+__all__ = ["main", "play_match"]
 
 
 def _agent(spec: str, core, seed: int):
@@ -65,13 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option, e.g. --option board_size=7 (repeatable)")
     args = parser.parse_args(argv)
-    options = {}
-    for item in args.option:
-        try:
-            key, value = parse_option(item)
-        except OptionError as e:
-            parser.error(str(e))
-        options[key] = value
+    try:
+        options = parse_options(args.option)
+    except OptionError as e:
+        parser.error(str(e))
     core = make_core(args.game, **options)
     if core.num_players != 2:
         parser.error(f"play needs a two-player game; {args.game} with these options has "

@@ -105,3 +105,29 @@ def sample_legal(mask, u, out):
                 k -= 1
             a += 1
         out[b] = a
+
+
+@njit(cache=True)
+def sample_weighted(weights, u, out):
+    """out[b] = an action drawn with probability weights[b, a] / sum(weights[b]); -1 if none > 0.
+
+    The first action whose running sum of (positive) weights passes
+    ``u[b] * total``, so one U[0, 1) per row fixes the draw.
+    """
+    for b in range(weights.shape[0]):
+        total = 0.0
+        for a in range(weights.shape[1]):
+            if weights[b, a] > 0:
+                total += weights[b, a]
+        out[b] = -1
+        if not total > 0:
+            continue
+        x = u[b] * total
+        acc = 0.0
+        for a in range(weights.shape[1]):
+            w = weights[b, a]
+            if w > 0:
+                out[b] = a  # the last possible one, should rounding leave acc <= x
+                acc += w
+                if acc > x:
+                    break

@@ -47,6 +47,7 @@ OPTIMIZER_SLOTS = ("step", "exp_avg", "exp_avg_sq")
 METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observation_shape", "num_actions",
                    "num_players", "num_timesteps", "n_updates", "elapsed_s", "tensors_sha256", "policy",
                    "pool", "config", "algo", "dtype")
+#: the fields of a network description (:func:`yyenvs.agents.network.network_spec`)
 NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
 #: the most parameters a described network may have (1 GiB of float32)
 MAX_PARAMETERS = 1 << 28
@@ -474,8 +475,7 @@ def load_optimizer_tensors(optimizer, tensors: dict, what: str) -> None:
 def load_policy(path, core: GameCore):
     """The policy network of checkpoint ``path`` (validated against ``core``), in eval mode, and its metadata."""
     meta, tensors = read_checkpoint(path, core)
-    from training.config import ConfigError
-    from training.policy import actor_parameter_count, make_policy  # the network's code lives with the trainer
+    from yyenvs.agents.network import NetworkError, actor_parameter_count, make_policy
     what = f"checkpoint {meta['path']!r}"
     try:
         need = actor_parameter_count(core, meta["policy"])
@@ -484,7 +484,7 @@ def load_policy(path, core: GameCore):
             raise CheckpointError(f"{what}: its network description needs at least {need} parameters; "
                                   f"the file holds {held}")
         policy = make_policy(core, meta["policy"])
-    except ConfigError as e:  # the description does not fit this game
+    except NetworkError as e:  # the description does not fit this game
         raise CheckpointError(f"{what}: {e}") from None
     load_policy_tensors(policy, tensors, what)
     policy.set_training_mode(False)
@@ -496,7 +496,7 @@ def policy_logits(policy, obs: np.ndarray) -> np.ndarray:
     import torch
     with torch.no_grad():
         t = torch.as_tensor(obs, device=policy.device)
-        if hasattr(policy, "action_logits"):  # training.policy.FastMaskablePolicy
+        if hasattr(policy, "action_logits"):  # yyenvs.agents.network.FastMaskablePolicy
             return policy.action_logits(t).cpu().numpy()
         features = policy.extract_features(t, policy.pi_features_extractor)
         latent = policy.mlp_extractor.forward_actor(features)

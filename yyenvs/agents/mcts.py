@@ -7,33 +7,45 @@ the batch size.
 
 The search (per row, per ``act``):
 
-* **Tree.**  Node ``n`` of row ``r`` lives at ``r * C + n`` (``C`` =
-  simulations + 1: each simulation adds at most one node, so memory is
-  bounded).  Node states are kept in one :class:`BatchState` of ``B * C``
-  rows; the children of a node are an edge list (legal actions) in a shared
-  pool, created when the node is created (lazy: a child's state exists only
-  once a simulation has gone through that edge).
-* **Selection.**  PUCT: ``Q + c_uct * prior * sqrt(N) / (1 + n)``, where the
-  prior is a softmax of the one-ply ``core.heuristic`` of each child for the
-  player who moves (z-scored among siblings; immediate wins/losses get a
-  large/small prior).  With ``prior="uniform"`` it is plain UCT, unvisited
-  children first in a per-game random order.  ``wave`` simulations per row
-  are selected at once using virtual loss, then stepped together.
+* **Tree.**  A :class:`SearchTree`: flat numpy arrays allocated once per
+  search.  Node ``n`` of row ``r`` lives at ``r * C + n`` (``C`` =
+  simulations + 1: each simulation adds at most one node, so the node arrays
+  have a fixed size); it holds its parent, the action from it, the player to
+  move (or the chance flag), its visit count and its value sum *per player*,
+  the rewards of the step into it and the range of its edges.  The edges of a
+  node (one per legal action or chance outcome) are made when the node is
+  expanded, in a shared pool; an edge's child node exists once a simulation
+  has gone through it.  Node states are one :class:`BatchState` of ``B * C``
+  rows.  Selection and backup are numba kernels over the whole batch.
+* **Selection.**  PUCT: ``Q + c_uct * prior * sqrt(N) / (1 + n)``, where
+  ``Q`` is the mean value for the player to move, and the prior is a softmax
+  of the one-ply ``core.heuristic`` of each child for that player (z-scored
+  among siblings; immediate wins/losses get a large/small prior).  With
+  ``prior="uniform"`` it is plain UCT, unvisited children first in a per-game
+  random order.  ``wave`` simulations per row are selected at once using
+  virtual loss, then stepped together.
+* **Chance.**  For a game whose spec declares chance the search runs on the
+  core's ``chance="explicit"`` twin: a chance event is a node whose edges are
+  the outcomes, and a simulation passing it samples one by
+  ``chance_probabilities`` with the search's own random numbers (a pure
+  function of the agent seed, the root and the simulation).  The search never
+  reads the game's own stream, so it cannot see the real game's future throws;
+  the caller still steps the real game with its (sampled) core, and ``act``
+  returns player actions only.
 * **Evaluation.**  A rollout from the new leaf (greedy or random moves, all
-  leaves of all rows stepped as one batch) until the game ends or after
-  ``max_rollout_steps``, when ``tanh(heuristic / scale)`` per player is used
-  (``scale``: ``core.heuristic_scale`` if the core has one, else the spread of
-  the root's one-ply heuristics).  The value is a vector (one entry per
-  player): rewards collected along the path plus the leaf value.
-* **Backup.**  Each edge gets the value of the player who chose it, so 1-4
+  leaves of all rows stepped as one batch; chance outcomes sampled as above)
+  until the game ends or after ``max_rollout_steps`` moves, when
+  ``tanh(heuristic / scale)`` per player is used (``scale``: ``value_scale``
+  if given, else the spread of the root's one-ply heuristics).  The value is
+  a vector (one entry per player): rewards collected along the path plus the
+  leaf value.
+* **Backup.**  Every node on the path adds the whole value vector, and a
+  node's value is read for the player who moves at its parent, so 1-4
   players and a player moving several times in a row need nothing special.
-* **Chance.**  Node states are one sample of the chance outcome (stepping a
-  copy).  So that the search never peeks at the real game's future draws, any
-  ``uint64`` state field whose name contains ``rng`` is re-keyed (hashed with
-  the agent seed) at the root and before each rollout.
 * **Decision.**  An immediate win if there is one (the game ends with the
   mover first and rewarded), else the most visited root child; ties by mean
-  value, then by a per-game random number.  Rows with a single legal action are not searched.
+  value, then by a per-game random number.  Rows with a single legal action
+  are not searched.
 
 Randomness is a pure function of (agent seed, game seed, ply, simulation), so
 the same state gives the same action whatever batch it is in.
@@ -46,88 +58,267 @@ import math
 import numpy as np
 from numba import njit
 
-from yyenvs.agents.base import Agent, sample_legal
-from yyenvs.core.contract import BatchState, GameCore, show
-from yyenvs.core.rng import hash_u64, uniform01
+from yyenvs.agents.base import Agent, sample_legal, sample_weighted
+from yyenvs.agents.scripted import greedy_actions
+from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
+from yyenvs.core.rng import hash_u64, mix64, uniform01
 
 DEFAULT_SIMULATIONS = 100
+
+#: the most simulations per move: the tree of one row holds simulations + 1 nodes
+MAX_SIMULATIONS = 1_000_000
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: random-number tags (one stream per use)
+_TAG_ROOT, _TAG_DECISION, _TAG_ROLLOUT, _TAG_ROLLOUT_CHANCE, _TAG_TREE_CHANCE, _TAG_EDGE = 1, 3, 5, 6, 8, 77
+
+
+# --------------------------------------------------------------------------
+# the tree
+# --------------------------------------------------------------------------
+@dataclasses.dataclass
+class SearchTree:
+    """The search trees of a batch of roots, in flat arrays.
+
+    Row ``r``'s tree owns nodes ``r * nodes_per_row`` to ``r * nodes_per_row
+    + node_count[r] - 1``, its root first.  Node ``n``'s edges are ``first_edge[n]``
+    to ``first_edge[n] + num_edges[n] - 1``; edge ``e`` is action
+    ``edge_action[e]`` and leads to node ``edge_child[e]`` (-1 until a
+    simulation first takes it).  ``value_sum[n, p] / visits[n]`` is node n's
+    mean return for player p, counted from the step into n (whose rewards,
+    ``reward[n]``, are part of it).
+    """
+
+    nodes_per_row: int
+    node_count: np.ndarray  # (B,) int64 nodes used by each row's tree
+    # -- per node (B * nodes_per_row) --
+    parent: np.ndarray  # int64, -1 at a root
+    action: np.ndarray  # int64 the action (or chance outcome) from the parent, -1 at a root
+    to_move: np.ndarray  # int8 player to move, CHANCE_PLAYER at a chance node
+    is_chance: np.ndarray  # bool the node waits for a chance outcome
+    expanded: np.ndarray  # bool its state and edges exist
+    terminal: np.ndarray  # bool the game is over (or truncated) there
+    reward: np.ndarray  # (N, P) float64 rewards of the step into the node
+    visits: np.ndarray  # int32 simulations through the node
+    value_sum: np.ndarray  # (N, P) float32 their returns, per player
+    first_edge: np.ndarray  # int64
+    num_edges: np.ndarray  # int32
+    states: BatchState  # (N rows) the game state of each expanded node
+    # -- per edge (a pool, grown as nodes are expanded) --
+    edge_action: np.ndarray  # int32
+    edge_child: np.ndarray  # int64, -1 until visited
+    edge_prior: np.ndarray  # float32 PUCT prior, or the outcome's probability at a chance node
+    edge_noise: np.ndarray  # float32 per-game tie-break
+    num_used_edges: int = 0
+    #: per edge of the roots (the first edges of the pool): the mover's reward if
+    #: the action wins the game at once, else -inf
+    root_edge_win: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+
+    @classmethod
+    def allocate(cls, root: BatchState, nodes_per_row: int, num_players: int,
+                 edge_capacity: int) -> SearchTree:
+        B = root.batch_size
+        N = B * nodes_per_row
+        return cls(
+            nodes_per_row=nodes_per_row, node_count=np.ones(B, np.int64),
+            parent=np.full(N, -1, np.int64), action=np.full(N, -1, np.int64),
+            to_move=np.zeros(N, np.int8), is_chance=np.zeros(N, np.bool_),
+            expanded=np.zeros(N, np.bool_), terminal=np.zeros(N, np.bool_),
+            reward=np.zeros((N, num_players), np.float64), visits=np.zeros(N, np.int32),
+            value_sum=np.zeros((N, num_players), np.float32),
+            first_edge=np.zeros(N, np.int64), num_edges=np.zeros(N, np.int32),
+            states=root.take(np.repeat(np.arange(B), nodes_per_row)),
+            edge_action=np.zeros(edge_capacity, np.int32),
+            edge_child=np.full(edge_capacity, -1, np.int64),
+            edge_prior=np.zeros(edge_capacity, np.float32),
+            edge_noise=np.zeros(edge_capacity, np.float32))
+
+    @property
+    def roots(self) -> np.ndarray:
+        return np.arange(self.node_count.shape[0]) * self.nodes_per_row
+
+    def edges(self, node: int) -> slice:
+        """The edges of ``node`` (a slice of the edge arrays)."""
+        e0 = int(self.first_edge[node])
+        return slice(e0, e0 + int(self.num_edges[node]))
+
+    def reserve_edges(self, size: int) -> None:
+        """Room for ``size`` edges (the pool doubles when full)."""
+        cap = self.edge_action.shape[0]
+        if size <= cap:
+            return
+        new = max(size, 2 * cap)
+        for name, fill in (("edge_action", 0), ("edge_child", -1), ("edge_prior", 0), ("edge_noise", 0)):
+            old = getattr(self, name)
+            grown = np.full(new, fill, old.dtype)
+            grown[:cap] = old
+            setattr(self, name, grown)
 
 
 # --------------------------------------------------------------------------
 # tree kernels
 # --------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _uniform3(a, b, c):
+    """A U[0, 1) from three uint64 words (the hash :func:`~yyenvs.core.rng.hash_u64` makes)."""
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    acc = mix64(np.uint64(0) ^ (a + golden))
+    acc = mix64(acc ^ (b + golden))
+    acc = mix64(acc ^ (c + golden))
+    return np.float64(acc >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, inline="always")
+def _sample_edge(edge_prior, e0, e1, u):
+    """The edge of ``e0..e1-1`` drawn with probability ``edge_prior`` (normalised) from ``u``."""
+    total = 0.0
+    for e in range(e0, e1):
+        total += edge_prior[e]
+    x = u * total
+    acc = 0.0
+    for e in range(e0, e1):
+        acc += edge_prior[e]
+        if acc > x and edge_prior[e] > 0:
+            return e
+    for e in range(e1 - 1, e0 - 1, -1):  # rounding: the last possible outcome
+        if edge_prior[e] > 0:
+            return e
+    return e1 - 1
+
+
+@njit(cache=True, inline="always")
+def _best_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum, player, c_uct, puct):
+    """PUCT (or UCT) choice among node n's edges for ``player``."""
+    total = 0
+    for e in range(e0, e1):
+        ch = edge_child[e]
+        if ch >= 0:
+            total += visits[ch]
+    total = max(total, 1)
+    sq = math.sqrt(total)
+    lg = math.log(total)
+    best = e0
+    bestv = -1e300
+    for e in range(e0, e1):
+        ch = edge_child[e]
+        k = 0
+        w = 0.0
+        if ch >= 0:
+            k = visits[ch]
+            w = value_sum[ch, player]
+        if puct:
+            q = w / k if k > 0 else 0.0
+            v = q + c_uct * edge_prior[e] * sq / (1.0 + k) + 1e-9 * edge_noise[e]
+        elif k == 0:
+            v = 1e9 + edge_noise[e]
+        else:
+            v = w / k + c_uct * math.sqrt(lg / k)
+        if v > bestv:
+            bestv = v
+            best = e
+    return best
+
+
 @njit(cache=True)
-def _select(nsim, C, node_edge0, node_nedge, node_N, node_ready, node_term, node_count,
-            e_action, e_child, e_N, e_W, e_prior, e_noise, c_uct, puct,
-            leaf, is_new, parent, action, path, depth):
-    """Select ``nsim`` leaves per row (virtual loss between them); allocate new nodes."""
+def _select(sims_per_row, nodes_per_row, node_count, parent, action, to_move, is_chance, expanded,
+            terminal, visits, value_sum, first_edge, num_edges, edge_action, edge_child, edge_prior,
+            edge_noise, agent_seed, sim_key, c_uct, puct, leaf, is_new, path, depth):
+    """Select ``sims_per_row`` leaves per row (virtual loss between them); allocate new nodes.
+
+    Simulation ``s`` (``r * sims_per_row + w``) goes down from row r's root;
+    its path (the nodes after the root) is ``path[s, :depth[s]]``, its leaf
+    ``leaf[s]``, new (to be stepped and expanded) when ``is_new[s]``.  At a
+    chance node it samples an outcome from ``sim_key[s]`` and the depth.
+    """
     B = node_count.shape[0]
+    max_depth = path.shape[1]
     for r in range(B):
-        for w in range(nsim):
-            s = r * nsim + w
-            n = r * C
+        for w in range(sims_per_row):
+            s = r * sims_per_row + w
+            n = r * nodes_per_row
+            visits[n] += 1
             d = 0
-            while True:
-                if node_term[n] or not node_ready[n] or node_nedge[n] == 0 or d >= path.shape[1]:
-                    leaf[s] = n
-                    is_new[s] = False
-                    break
-                e0 = node_edge0[n]
-                ne = node_nedge[n]
-                total = max(node_N[n], 1)
-                sq = math.sqrt(total)
-                lg = math.log(total)
-                best = e0
-                bestv = -1e300
-                for e in range(e0, e0 + ne):
-                    k = e_N[e]
-                    if puct:
-                        q = e_W[e] / k if k > 0 else 0.0
-                        v = q + c_uct * e_prior[e] * sq / (1.0 + k) + 1e-9 * e_noise[e]
-                    elif k == 0:
-                        v = 1e9 + e_noise[e]
-                    else:
-                        v = e_W[e] / k + c_uct * math.sqrt(lg / k)
-                    if v > bestv:
-                        bestv = v
-                        best = e
-                e = best
-                e_N[e] += 1
-                e_W[e] -= 1.0  # virtual loss, undone by the backup
-                node_N[n] += 1
-                path[s, d] = e
-                d += 1
-                ch = e_child[e]
+            new = False
+            while not (terminal[n] or not expanded[n] or num_edges[n] == 0 or d >= max_depth):
+                e0 = first_edge[n]
+                e1 = e0 + num_edges[n]
+                player = to_move[n]
+                if is_chance[n]:
+                    e = _sample_edge(edge_prior, e0, e1,
+                                     _uniform3(agent_seed, sim_key[s], np.uint64(d)))
+                else:
+                    e = _best_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum,
+                                   player, c_uct, puct)
+                ch = edge_child[e]
                 if ch < 0:
-                    ch = r * C + node_count[r]
+                    ch = r * nodes_per_row + node_count[r]
                     node_count[r] += 1
-                    e_child[e] = ch
-                    leaf[s] = ch
-                    is_new[s] = True
-                    parent[s] = n
-                    action[s] = e_action[e]
-                    break
+                    edge_child[e] = ch
+                    parent[ch] = n
+                    action[ch] = edge_action[e]
+                    new = True
+                visits[ch] += 1
+                if player >= 0:
+                    value_sum[ch, player] -= 1.0  # virtual loss, undone by the backup
+                path[s, d] = ch
+                d += 1
                 n = ch
+                if new:
+                    break
+            leaf[s] = n
+            is_new[s] = new
             depth[s] = d
 
 
 @njit(cache=True)
-def _backup(nsim, path, depth, value, e_child, e_player, node_reward, e_W):
-    """Add each simulation's return (value of the edge's mover) along its path."""
-    B = path.shape[0] // nsim
+def _backup(sims_per_row, nodes_per_row, path, depth, value, parent, to_move, reward, value_sum):
+    """Add each simulation's return to every node of its path (and its root), per player.
+
+    The return at a node is the leaf value plus the rewards of the steps from
+    that node's own step on; the virtual loss of the parent's mover goes back.
+    """
     P = value.shape[1]
-    for r in range(B):
-        G = np.empty(P)
-        for w in range(nsim):
-            s = r * nsim + w
+    G = np.empty(P)
+    for s in range(path.shape[0]):
+        for p in range(P):
+            G[p] = value[s, p]
+        for k in range(depth[s] - 1, -1, -1):
+            ch = path[s, k]
+            mover = to_move[parent[ch]]
             for p in range(P):
-                G[p] = value[s, p]
-            for k in range(depth[s] - 1, -1, -1):
-                e = path[s, k]
-                ch = e_child[e]
-                for p in range(P):
-                    G[p] += node_reward[ch, p]
-                e_W[e] += G[e_player[e]] + 1.0
+                G[p] += reward[ch, p]
+                value_sum[ch, p] += G[p] + 1.0 if p == mover else G[p]
+        root = (s // sims_per_row) * nodes_per_row
+        for p in range(P):
+            value_sum[root, p] += G[p]
+
+
+@njit(cache=True)
+def _decide(nodes_per_row, first_edge, num_edges, edge_child, edge_action, edge_noise, visits,
+            value_sum, to_move, root_edge_win, u, out):
+    """Per root: the immediate win, else the most visited child, then best mean, then noise.
+
+    Equal on all four: the last such edge.
+    """
+    for r in range(out.shape[0]):
+        n = r * nodes_per_row
+        player = to_move[n]
+        e0 = first_edge[n]
+        best = -1
+        bw = bk = bq = bt = 0.0
+        for e in range(e0, e0 + num_edges[n]):
+            ch = edge_child[e]
+            k = 0.0
+            q = 0.0
+            if ch >= 0:
+                k = np.float64(visits[ch])
+                q = value_sum[ch, player] / max(k, 1.0)
+            t = (edge_noise[e] + u[r]) % 1.0
+            win = root_edge_win[e]
+            if (best < 0 or win > bw or (win == bw and (k > bk or (k == bk and (
+                    q > bq or (q == bq and t >= bt)))))):
+                best, bw, bk, bq, bt = e, win, k, q, t
+        out[r] = edge_action[best] if best >= 0 else -1  # -1: a root without actions
 
 
 @njit(cache=True)
@@ -164,10 +355,6 @@ def _count(name, value, least, most=None):
     return int(value)
 
 
-#: the most simulations per move: the tree of one row holds simulations + 1 nodes
-MAX_SIMULATIONS = 1_000_000
-
-
 def _finite(name, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not math.isfinite(value):
@@ -180,16 +367,23 @@ class MCTSAgent(Agent):
 
     Parameters: ``simulations`` per move and per row (default
     :data:`DEFAULT_SIMULATIONS`); ``rollout`` ``"random"`` or ``"greedy"``;
-    ``c_uct`` exploration constant; ``max_rollout_steps`` before the
-    heuristic is used (``None``: play to the end); ``prior`` ``"heuristic"``
-    (one-ply heuristic softmax, PUCT) or ``"uniform"`` (plain UCT);
-    ``prior_beta`` inverse temperature of that softmax; ``wave``
-    simulations per row selected together (virtual loss).
+    ``c_uct`` exploration constant; ``max_rollout_steps`` moves before the
+    heuristic is used (``None``: play to the end; chance outcomes do not
+    count); ``prior`` ``"heuristic"`` (one-ply heuristic softmax, PUCT) or
+    ``"uniform"`` (plain UCT); ``prior_beta`` inverse temperature of that
+    softmax; ``wave`` simulations per row selected together (virtual loss);
+    ``value_scale`` the heuristic's scale in ``tanh(h / scale)`` (``None``:
+    the spread of the root's one-ply heuristics).
 
     Defaults (100 simulations, 4-step greedy rollouts, then the heuristic)
     were tuned on Yoxii and Koi against ``greedy``: see
     ``benchmarks/mcts_ladder.py``.  Random rollouts to the end
     (``rollout="random", max_rollout_steps=None``) need no heuristic at all.
+
+    ``core`` is the game as the caller steps it; for a game with chance the
+    search runs on ``search_core``, its ``chance="explicit"`` twin.  Given an
+    explicit core, rows at a chance node are the caller's to resolve: ``act``
+    returns -1 there.
     """
 
     name = "mcts"
@@ -207,18 +401,21 @@ class MCTSAgent(Agent):
                                   else simulations, 1, MAX_SIMULATIONS)
         self.rollout = rollout
         self.c_uct = _finite("c_uct", c_uct)
-        self.max_rollout_steps = (core.max_game_length + 1 if max_rollout_steps is None
-                                  else _count("max_rollout_steps", max_rollout_steps, 0))
         self.prior = prior
         self.prior_beta = _finite("prior_beta", prior_beta)
         self.wave = _count("wave", wave, 1)
         if value_scale is not None and not _finite("value_scale", value_scale) > 0:
             raise ValueError(f"mcts: value_scale must be a positive number or None, got {show(value_scale)}")
-        self.value_scale = value_scale if value_scale is not None else getattr(
-            core, "heuristic_scale", None)
+        self.value_scale = value_scale
+        if core.spec.chance and not core.explicit_chance:
+            core.state_layout()  # made first, so that both cores share it (no re-checks)
+            self.search_core = core.with_options(chance="explicit")
+        else:
+            self.search_core = core
+        self.explicit = bool(self.search_core.explicit_chance)
+        self.max_rollout_steps = (self.search_core.max_game_length + 1 if max_rollout_steps is None
+                                  else _count("max_rollout_steps", max_rollout_steps, 0))
         self._has_heuristic = None  # decided on first use
-        self.keep_tree = False  # set True to keep the last search's tree in ``last_tree``
-        self.last_tree = None
 
     def __repr__(self) -> str:
         return (f"MCTSAgent(seed={int(self.seed)}, simulations={self.simulations}, "
@@ -226,131 +423,136 @@ class MCTSAgent(Agent):
 
     # -- helpers -----------------------------------------------------------
     def _heuristic(self, state, player):
+        """``search_core.heuristic``, or None for a core that has none."""
         if self._has_heuristic is False:
             return None
         try:
-            h = np.asarray(self.core.heuristic(state, player), dtype=np.float64)
+            h = np.asarray(self.search_core.heuristic(state, player), dtype=np.float64)
         except NotImplementedError:
             self._has_heuristic = False
             return None
         self._has_heuristic = True
         return h
 
-    def _rekey(self, state: BatchState, salt: np.ndarray) -> None:
-        """Re-key any per-game chance stream (uint64 fields named *rng*)."""
-        for f in dataclasses.fields(state):
-            if "rng" not in f.name:
-                continue
-            arr = getattr(state, f.name)
-            if arr.dtype != np.uint64 or arr.shape[0] == 0:
-                continue
-            s = np.asarray(salt, dtype=np.uint64).reshape((-1,) + (1,) * (arr.ndim - 1))
-            arr[...] = hash_u64(arr, self.seed, s)
-
-    def _greedy_actions(self, state, mask, u):
-        """One-ply greedy move per row (random tie-break from ``u``), -1 where none."""
-        out = np.full(state.batch_size, -1, dtype=np.int64)
-        rows, acts = np.nonzero(mask)
-        if rows.size == 0:
-            return out
-        ch = state.take(rows)
-        self.core.step(ch, acts)
-        v = self._heuristic(ch, state.current_player[rows])
-        if v is None:
-            v = np.zeros(rows.size)
-        v = v + 1e-6 * ((u[rows] + acts * 0.6180339887) % 1.0)
-        order = np.lexsort((-v, rows))
-        first = np.ones(order.size, dtype=bool)
-        first[1:] = rows[order][1:] != rows[order][:-1]
-        best = order[first]
-        out[rows[best]] = acts[best]
-        return out
+    def _resolve_chance(self, cur: BatchState, salt: np.ndarray, ret: np.ndarray, idx: np.ndarray) -> None:
+        """Step every chance node of ``cur`` with an outcome drawn by its probabilities (in place)."""
+        core = self.search_core
+        for k in range(core.max_game_length + 1):
+            chance = core.is_chance_node(cur)
+            if not chance.any():
+                return
+            u = uniform01(self.seed, cur.seed, cur.ply.astype(np.uint64), salt,
+                          np.uint64(_TAG_ROLLOUT_CHANCE), np.uint64(k))
+            outcome = np.empty(cur.batch_size, np.int64)
+            sample_weighted(core.chance_probabilities(cur), u, outcome)
+            outcome[~chance] = -1
+            core.step(cur, outcome)
+            ret[idx] += cur.rewards
 
     # -- expansion ------------------------------------------------------------
-    def _expand(self, nodes: np.ndarray, states: BatchState, root: bool = False):
-        """Create the edge lists of ``nodes`` (global indices) with states ``states``."""
-        T = self._tree
+    def _expand(self, tree: SearchTree, nodes: np.ndarray, states: BatchState, root: bool = False):
+        """Make the edges of ``nodes`` (node indices) whose states are ``states``.
+
+        Returns the spread of each node's one-ply heuristics (the value scale
+        at the roots); at the roots it also records the immediate wins.
+        """
+        core = self.search_core
         n = nodes.size
         done = states.done
-        T["term"][nodes] = done
-        T["ready"][nodes] = True
-        T["reward"][nodes] = states.rewards
-        mask = self.core.legal_action_mask(states)
+        mover = states.current_player
+        tree.terminal[nodes] = done
+        tree.expanded[nodes] = True
+        tree.reward[nodes] = states.rewards
+        tree.to_move[nodes] = mover
+        chance = None
+        if self.explicit:
+            chance = (mover == CHANCE_PLAYER) & ~done
+            tree.is_chance[nodes] = chance
+            if not chance.any():
+                chance = None
+        mask = core.legal_action_mask(states)
         mask[done] = False
+        if root and core.num_actions > self.core.num_actions:
+            mask[:, self.core.num_actions:] = False  # the caller's actions only
         rows, acts = np.nonzero(mask)
         counts = np.bincount(rows, minlength=n)
-        start = T["esize"]
+        start = tree.num_used_edges
         offs = np.zeros(n, dtype=np.int64)
         np.cumsum(counts[:-1], out=offs[1:])
-        T["edge0"][nodes] = start + offs
-        T["nedge"][nodes] = counts
+        tree.first_edge[nodes] = start + offs
+        tree.num_edges[nodes] = counts
         k = rows.size
-        self._reserve(start + k)
+        tree.reserve_edges(start + k)
         sl = slice(start, start + k)
-        T["action"][sl] = acts
-        T["child"][sl] = -1
-        T["N"][sl] = 0
-        T["W"][sl] = 0.0
-        player = states.current_player.astype(np.int64)
-        T["player"][sl] = player[rows]
-        T["noise"][sl] = uniform01(self.seed, states.seed[rows],
-                                   states.ply[rows].astype(np.uint64), acts.astype(np.uint64),
-                                   np.uint64(77))
+        tree.edge_action[sl] = acts
+        tree.edge_child[sl] = -1
+        tree.edge_noise[sl] = uniform01(self.seed, states.seed[rows], states.ply[rows].astype(np.uint64),
+                                        acts.astype(np.uint64), np.uint64(_TAG_EDGE))
         prior = np.full(k, 1.0, dtype=np.float64)
         if k:
             prior /= counts[rows]
         spread = np.ones(n)
         if k and (self.prior == "heuristic" or root):
-            ch = states.take(rows)
-            self.core.step(ch, acts)
-            if root:
-                # immediate wins: the game ends and the mover is first with a positive reward
-                r_all = ch.rewards.astype(np.float64)
-                r_me = r_all[np.arange(k), player[rows]]
-                self._root_win = np.where(ch.terminated & (r_me > 0) & (r_me >= r_all.max(axis=1)),
-                                          r_me, -np.inf)
-            h = self._heuristic(ch, player[rows])
-            if h is not None:
-                term = ch.terminated
-                live = ~ch.done
-                w = live.astype(np.float64)
-                cnt = np.bincount(rows, weights=w, minlength=n)
-                mean = np.bincount(rows, weights=h * w, minlength=n) / np.maximum(cnt, 1)
-                var = np.bincount(rows, weights=(h - mean[rows]) ** 2 * w, minlength=n) / np.maximum(cnt, 1)
-                std = np.sqrt(var)
-                spread = np.where(std > 1e-9, std, np.where(np.abs(mean) > 1e-9, np.abs(mean), 1.0))
-                z = (h - mean[rows]) / spread[rows]
-                z = np.clip(z, -3.0, 3.0)
-                # finished children: their real outcome for the mover
-                r_mover = ch.rewards[np.arange(k), player[rows]].astype(np.float64)
-                z = np.where(term, np.sign(r_mover) * 6.0, np.where(ch.truncated, 0.0, z))
-                if self.prior == "heuristic":
-                    prior = _group_softmax(self.prior_beta * z, rows, n)
-        T["prior"][sl] = prior
-        T["esize"] = start + k
+            if chance is None:  # every edge is a player's
+                sel, prow, pact = None, rows, acts
+            else:
+                sel = np.flatnonzero(~chance[rows])
+                prow, pact = rows[sel], acts[sel]
+            spread, p = self._heuristic_priors(tree, states, prow, pact, n, root)
+            if p is not None:
+                if sel is None:
+                    prior = p
+                else:
+                    prior[sel] = p
+        if chance is not None:
+            on = np.flatnonzero(chance[rows])
+            prior[on] = core.chance_probabilities(states)[rows[on], acts[on]]
+        tree.edge_prior[sl] = prior
+        tree.num_used_edges = start + k
         return spread
 
-    def _reserve(self, size):
-        T = self._tree
-        cap = T["action"].shape[0]
-        if size <= cap:
-            return
-        new = max(size, 2 * cap)
-        for key in ("action", "child", "N", "W", "prior", "noise", "player"):
-            a = T[key]
-            b = np.empty(new, dtype=a.dtype)
-            b[:cap] = a
-            T[key] = b
+    def _heuristic_priors(self, tree, states, rows, acts, n, root):
+        """(spread per node, softmax prior per edge or None) from each child's one-ply heuristic."""
+        k = rows.size
+        spread = np.ones(n)
+        if k == 0:
+            return spread, None
+        ch = states.take(rows)
+        self.search_core.step(ch, acts)
+        player = states.current_player.astype(np.int64)[rows]
+        r_mover = ch.rewards[np.arange(k), player].astype(np.float64)
+        if root:
+            # immediate wins: the game ends and the mover is first with a positive reward
+            best = ch.rewards.astype(np.float64).max(axis=1)
+            tree.root_edge_win = np.where(ch.terminated & (r_mover > 0) & (r_mover >= best),
+                                          r_mover, -np.inf)
+        h = self._heuristic(ch, player)
+        if h is None:
+            return spread, None
+        live = (~ch.done).astype(np.float64)
+        cnt = np.maximum(np.bincount(rows, weights=live, minlength=n), 1)
+        mean = np.bincount(rows, weights=h * live, minlength=n) / cnt
+        var = np.bincount(rows, weights=(h - mean[rows]) ** 2 * live, minlength=n) / cnt
+        std = np.sqrt(var)
+        spread = np.where(std > 1e-9, std, np.where(np.abs(mean) > 1e-9, np.abs(mean), 1.0))
+        z = np.clip((h - mean[rows]) / spread[rows], -3.0, 3.0)
+        # finished children: their real outcome for the mover
+        z = np.where(ch.terminated, np.sign(r_mover) * 6.0, np.where(ch.truncated, 0.0, z))
+        if self.prior != "heuristic":
+            return spread, None
+        return spread, _group_softmax(self.prior_beta * z, rows, n)
 
     # -- evaluation -------------------------------------------------------------
     def _evaluate(self, st: BatchState, salt: np.ndarray, scale: np.ndarray) -> np.ndarray:
         """(S, P) value of each state: rollout rewards plus squashed heuristic."""
-        P = self.core.num_players
+        core = self.search_core
+        P = core.num_players
         S = st.batch_size
         ret = np.zeros((S, P), dtype=np.float64)
-        self._rekey(st, salt)
         idx = np.arange(S)
         cur = st
+        if self.explicit:
+            self._resolve_chance(cur, salt, ret, idx)
         for t in range(self.max_rollout_steps):
             live = ~cur.done
             if not live.any():
@@ -358,17 +560,19 @@ class MCTSAgent(Agent):
             if live.sum() * 2 < cur.batch_size:
                 cur = cur.take(live)
                 idx = idx[live]
-            mask = self.core.legal_action_mask(cur)
+            mask = core.legal_action_mask(cur)
             u = uniform01(self.seed, cur.seed, cur.ply.astype(np.uint64), salt[idx],
-                          np.uint64(5))
+                          np.uint64(_TAG_ROLLOUT))
             if self.rollout == "greedy":
-                a = self._greedy_actions(cur, mask, u)
+                a = greedy_actions(core, cur, mask, u, value=self._heuristic)
             else:
                 a = np.empty(cur.batch_size, dtype=np.int64)
                 sample_legal(np.ascontiguousarray(mask), u, a)
             a[cur.done] = -1
-            self.core.step(cur, a)
+            core.step(cur, a)
             ret[idx] += cur.rewards
+            if self.explicit:
+                self._resolve_chance(cur, salt[idx], ret, idx)
         live = ~cur.done
         if live.any():
             sub = cur.take(live) if not live.all() else cur
@@ -387,89 +591,75 @@ class MCTSAgent(Agent):
         mask = self.legal_mask(state, mask)
         nlegal = mask.sum(axis=1)
         live = (~state.done) & (nlegal > 0)
+        if self.core.explicit_chance:
+            live &= state.current_player != CHANCE_PLAYER  # the caller resolves chance
         single = live & (nlegal == 1)
         if single.any():
             out[single] = np.argmax(mask[single], axis=1)
         search = np.flatnonzero(live & (nlegal > 1))
         if search.size:
-            out[search] = self._search(state.take(search))
+            out[search] = self.best_actions(self.search(state.take(search)))
         return out
 
-    def _search(self, root: BatchState) -> np.ndarray:
-        core = self.core
+    def search(self, root: BatchState) -> SearchTree:
+        """Search from every row of ``root`` (games in progress, a player to move); the trees.
+
+        ``root`` is a state of ``core`` (or of ``search_core``: they share a
+        layout); it is not changed.  :meth:`best_actions` reads the decision
+        off the trees; tests and tools may read the rest.
+        """
+        core = self.search_core
         B = root.batch_size
         P = core.num_players
         sims = self.simulations
         C = sims + 1
-        root = root.copy()
-        root_salt = hash_u64(root.seed, root.ply.astype(np.uint64), np.uint64(1))
-        self._rekey(root, root_salt)
-        nodes_state = root.take(np.repeat(np.arange(B), C))
-        est = 64 * B
-        self._tree = T = {
-            "edge0": np.zeros(B * C, np.int64), "nedge": np.zeros(B * C, np.int32),
-            "N": np.zeros(est, np.int32), "nodeN": np.zeros(B * C, np.int32),
-            "ready": np.zeros(B * C, np.bool_), "term": np.zeros(B * C, np.bool_),
-            "reward": np.zeros((B * C, P), np.float64), "count": np.ones(B, np.int64),
-            # edge pool: 22 bytes per edge
-            "action": np.zeros(est, np.int32), "child": np.zeros(est, np.int32),
-            "W": np.zeros(est, np.float32), "prior": np.zeros(est, np.float32),
-            "noise": np.zeros(est, np.float32), "player": np.zeros(est, np.int16),
-            "esize": 0,
-        }
-        roots = np.arange(B) * C
-        self._root_win = np.full(0, -np.inf)
-        spread = self._expand(roots, root, root=True)
-        root_win = self._root_win if self._root_win.size else np.full(T["esize"], -np.inf)
-        T["reward"][roots] = 0.0
-        if self.value_scale is not None:
-            scale = np.full(B, float(self.value_scale))
-        else:
-            scale = spread
+        root_salt = hash_u64(root.seed, root.ply.astype(np.uint64), np.uint64(_TAG_ROOT))
+        tree = SearchTree.allocate(root, C, P, edge_capacity=64 * B)
+        roots = tree.roots
+        spread = self._expand(tree, roots, root, root=True)
+        if tree.root_edge_win.size != tree.num_used_edges:
+            tree.root_edge_win = np.full(tree.num_used_edges, -np.inf)
+        tree.reward[roots] = 0.0
+        scale = np.full(B, self.value_scale) if self.value_scale is not None else spread
         puct = self.prior == "heuristic"
         # a path has at most one edge per node and per step of the game
-        max_depth = min(C, int(getattr(core, "max_game_length", C)) + 1)
+        max_depth = min(C, int(core.max_game_length) + 1)
         done_sims = 0
         while done_sims < sims:
             nsim = min(self.wave, sims - done_sims)
             S = B * nsim
+            sim_id = (done_sims + np.arange(S) % nsim).astype(np.uint64)
+            salt = hash_u64(root_salt[np.arange(S) // nsim], sim_id)
             leaf = np.zeros(S, np.int64)
             is_new = np.zeros(S, np.bool_)
-            parent = np.zeros(S, np.int64)
-            action = np.zeros(S, np.int64)
             path = np.zeros((S, max_depth), np.int64)
             depth = np.zeros(S, np.int64)
-            _select(nsim, C, T["edge0"], T["nedge"], T["nodeN"], T["ready"], T["term"],
-                    T["count"], T["action"], T["child"], T["N"], T["W"], T["prior"], T["noise"],
-                    self.c_uct, puct, leaf, is_new, parent, action, path, depth)
-            new = np.flatnonzero(is_new)
+            _select(nsim, C, tree.node_count, tree.parent, tree.action, tree.to_move, tree.is_chance,
+                    tree.expanded, tree.terminal, tree.visits, tree.value_sum, tree.first_edge,
+                    tree.num_edges, tree.edge_action, tree.edge_child, tree.edge_prior, tree.edge_noise,
+                    self.seed ^ np.uint64(_TAG_TREE_CHANCE), salt, self.c_uct, puct,
+                    leaf, is_new, path, depth)
+            new = leaf[is_new]
             if new.size:
-                ch = nodes_state.take(parent[new])
-                core.step(ch, action[new])
-                nodes_state.put(leaf[new], ch)
-                self._expand(leaf[new], ch)
+                ch = tree.states.take(tree.parent[new])
+                core.step(ch, tree.action[new])
+                tree.states.put(new, ch)
+                self._expand(tree, new, ch)
             # evaluate every simulation's leaf (finished leaves are worth 0 from there)
             value = np.zeros((S, P), np.float64)
-            ev = np.flatnonzero(~T["term"][leaf])
+            ev = np.flatnonzero(~tree.terminal[leaf])
             if ev.size:
-                sim_id = (done_sims + np.arange(S) % nsim).astype(np.uint64)
-                salt = hash_u64(root_salt[np.arange(S) // nsim], sim_id)
-                value[ev] = self._evaluate(nodes_state.take(leaf[ev]), salt[ev],
-                                           scale[ev // nsim])
-            _backup(nsim, path, depth, value, T["child"], T["player"], T["reward"], T["W"])
+                value[ev] = self._evaluate(tree.states.take(leaf[ev]), salt[ev], scale[ev // nsim])
+            _backup(nsim, C, path, depth, value, tree.parent, tree.to_move, tree.reward, tree.value_sum)
             done_sims += nsim
-        # decision: most visited root child, then best mean, then per-game noise
-        acts = np.empty(B, np.int64)
-        u = self.uniforms(root, salt=3)
-        for r in range(B):
-            e0 = T["edge0"][roots[r]]
-            ne = T["nedge"][roots[r]]
-            n = T["N"][e0:e0 + ne].astype(np.float64)
-            q = T["W"][e0:e0 + ne] / np.maximum(n, 1)
-            tie = (T["noise"][e0:e0 + ne] + u[r]) % 1.0
-            win = root_win[e0:e0 + ne]
-            best = np.lexsort((tie, q, n, win))[-1]
-            acts[r] = T["action"][e0 + best]
-        self.last_tree = T if self.keep_tree else None
-        self._tree = None
-        return acts
+        return tree
+
+    def best_actions(self, tree: SearchTree) -> np.ndarray:
+        """The action chosen at each root of ``tree``."""
+        roots = tree.roots
+        st = tree.states
+        u = uniform01(self.seed, st.seed[roots], st.ply[roots].astype(np.uint64), np.uint64(_TAG_DECISION))
+        out = np.empty(roots.size, np.int64)
+        _decide(tree.nodes_per_row, tree.first_edge, tree.num_edges, tree.edge_child, tree.edge_action,
+                tree.edge_noise, tree.visits, tree.value_sum, tree.to_move, tree.root_edge_win, u, out)
+        return out

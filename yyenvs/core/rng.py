@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from yyenvs.core.contract import show
+from yyenvs.core.errors import show
+
 
 @njit(cache=True, inline="always")
 def mix64(z):
@@ -119,13 +120,26 @@ def game_seeds(seeds, who: str = "init") -> np.ndarray:
     return flat.astype(np.uint64)
 
 
-def seeds_from(seed: int | None, n: int) -> np.ndarray:
-    """``n`` per-game seeds derived from one master seed (None: fresh entropy).
+def fresh_seed() -> int:
+    """A master seed from fresh entropy (for ``reset(seed=None)`` on an env never seeded)."""
+    return int(np.random.SeedSequence().entropy % (1 << 64))
 
-    The master seed is an integer in [0, 2**64) (see :func:`check_seed`).
+
+def derive_seeds(master_seed: int, stream, index) -> np.ndarray:
+    """The game seeds of game ``index`` of stream ``stream`` under ``master_seed``.
+
+    The one place where game seeds are derived: a stream is an env row (the
+    vector env, the Gymnasium and AEC envs are stream 0) or an entrant pairing
+    (matches, see :func:`yyenvs.agents.match.pair_stream`); an index counts the
+    stream's games (episodes).  ``stream`` and ``index`` are integers or arrays
+    of them in [0, 2**64), broadcast against each other; the result is a uint64
+    array of their broadcast shape.  A pure function of its three words, so a
+    seed gives the same games at any batch size and in any process, and env
+    ``i``'s ``k``-th game does not depend on the number of envs.
+
+    ``master_seed`` is an integer in [0, 2**64) (see :func:`check_seed`).
     """
-    seed = check_seed(seed)
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (1 << 63))
-    base = hash_u64(np.uint64(seed % (1 << 64)))
-    return hash_u64(base, np.arange(n, dtype=np.uint64))
+    master = check_seed(master_seed, "master seed")
+    if master is None:
+        raise TypeError("master seed must be an integer in [0, 2**64), got None")
+    return hash_u64(np.uint64(master), stream, index)

@@ -9,7 +9,6 @@ space raises :class:`~yyenvs.core.contract.IllegalActionError` instead.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -19,13 +18,19 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from yyenvs.core.errors import IllegalActionError, show
+from yyenvs.core.rng import check_seed, derive_seeds, fresh_seed
+from yyenvs.envs.learner import reset_options
 from yyenvs.envs.rendering import Renderer, check_render_mode
-from yyenvs.core.rng import check_seed, seeds_from
+from yyenvs.envs.spaces import action_space, observation_box
 from yyenvs.games import game_spec, make_core
 
 
 class GameAECEnv(AECEnv, EzPickle):
-    """One game of ``game`` (a registry name) as a PettingZoo AEC environment."""
+    """One game of ``game`` (a registry name) as a PettingZoo AEC environment.
+
+    ``reset(seed=s)`` makes ``s`` the master seed: the ``k``-th game after it has
+    the seed ``derive_seeds(s, 0, k)`` (:func:`yyenvs.core.rng.derive_seeds`).
+    """
 
     game: str = ""
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "",
@@ -42,12 +47,11 @@ class GameAECEnv(AECEnv, EzPickle):
         self.possible_agents = [f"{n}_{i}" for i, n in enumerate(self.core.player_names())]
         self._seat = {name: np.array([i], np.int8) for i, name in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
-            "observation": spaces.Box(self.core.observation_low, self.core.observation_high,
-                                      self.core.observation_shape, self.core.observation_dtype),
+            "observation": observation_box(self.core),
             "action_mask": spaces.Box(0, 1, (self.core.num_actions,), np.int8),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.core.num_actions) for a in self.possible_agents}
+        self.action_spaces = {a: action_space(self.core) for a in self.possible_agents}
         self._master_seed: int | None = None
         self._games_played = 0
         self.state = None
@@ -68,13 +72,12 @@ class GameAECEnv(AECEnv, EzPickle):
     # -- episode -----------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None):
         seed = check_seed(seed)
-        if options is not None and not isinstance(options, Mapping):
-            raise TypeError(f"reset options must be a dict or None, got {show(options)}")
+        reset_options(options, allowed=None)  # a mapping or None; no option is used
         if seed is not None or self._master_seed is None:
-            self._master_seed = int(seeds_from(seed, 1)[0] >> np.uint64(1))
+            self._master_seed = fresh_seed() if seed is None else seed
             self._games_played = 0
         # each reset plays the next game of this env's seeded sequence
-        game_seed = seeds_from(self._master_seed, self._games_played + 1)[-1:]
+        game_seed = derive_seeds(self._master_seed, 0, np.array([self._games_played], np.uint64))
         self._games_played += 1
         self.state = self.core.init(game_seed)
         self.agents = self.possible_agents[:]

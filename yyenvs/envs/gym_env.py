@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from yyenvs.agents import make_agent
 from yyenvs.core.contract import IllegalActionError, OpponentError, show
-from yyenvs.envs.learner import LearnerBatch, reset_seat
+from yyenvs.core.rng import check_seed, fresh_seed
+from yyenvs.envs.learner import LearnerBatch
 from yyenvs.envs.rendering import Renderer, check_render_mode
-from yyenvs.core.rng import check_seed
+from yyenvs.envs.spaces import action_space, observation_box
 from yyenvs.games import make_core
 
 
@@ -24,11 +24,17 @@ class GameEnv(gym.Env):
 
     Args:
         opponent: ``"random"`` (default), ``"greedy"``, ``"mcts[:n]"``, a callable
-            ``f(state, mask) -> actions`` or a checkpoint path.
-        learner_seat: ``"random"`` (drawn per episode) or a seat number; can be
-            overridden per episode with ``reset(options={"learner_seat": ...})``.
+            ``f(state, mask) -> actions``, a checkpoint path or an
+            :class:`~yyenvs.envs.opponent.Opponent`.
+        learner_seat: ``"random"`` (drawn per episode) or a seat number.
+            ``reset(options={"learner_seat": ...})`` sets it for the episode that
+            reset starts; the next reset without it returns to this setting.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
         **options: the game's own options.
+
+    ``reset(seed=s)`` makes ``s`` the master seed: the ``k``-th episode after it
+    is the game of seed ``derive_seeds(s, 0, k)`` (:func:`yyenvs.core.rng.derive_seeds`),
+    the same game as env 0's ``k``-th of a vector env reset with ``s``.
 
     An illegal action ends the episode with reward -1 (``info["illegal_action"]``);
     an action outside the action space raises :class:`IllegalActionError`.  An
@@ -46,9 +52,8 @@ class GameEnv(gym.Env):
         self.render_mode = render_mode
         self.opponent_spec = opponent
         self._batch = LearnerBatch(self.core, 1, make_agent(opponent, self.core), learner_seat)
-        self.observation_space = spaces.Box(self.core.observation_low, self.core.observation_high,
-                                            self.core.observation_shape, self.core.observation_dtype)
-        self.action_space = spaces.Discrete(self.core.num_actions)
+        self.observation_space = observation_box(self.core)
+        self.action_space = action_space(self.core)
         self._over = True
 
     @property
@@ -62,13 +67,11 @@ class GameEnv(gym.Env):
 
     def reset(self, *, seed=None, options=None):
         seed = check_seed(seed)  # numpy integers too; Gymnasium takes Python ints only
-        seat = reset_seat(options)
-        if seat is not None:
-            self._batch._check_seat(seat)
+        seat = self._batch.reset_seat(options)  # for this episode only
         super().reset(seed=seed)
         if seed is not None or self._batch.state is None:
             # game seeds follow from the master seed; opponents draw per game from them
-            self._batch.seed(int(self.np_random.integers(0, 2**63)))
+            self._batch.seed(fresh_seed() if seed is None else seed)
         self._batch.state = None
         self._over = True  # until the opponents have moved (they may raise OpponentError)
         self._batch.reset_rows(np.arange(1), seat)

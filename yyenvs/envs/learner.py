@@ -4,10 +4,14 @@ This is the engine under both the Gymnasium environment (one game) and the
 vector environment (many games, auto-reset): it is written once here.
 
 * Every game ``i`` of the batch is a row of one core state.  Its ``k``-th
-  episode uses the game seed ``hash(master_seed, i, k)``, so the games of env
-  ``i`` do not depend on the batch size.
+  episode uses the game seed ``derive_seeds(master_seed, i, k)`` (see
+  :func:`yyenvs.core.rng.derive_seeds`), so the games of env ``i`` do not
+  depend on the batch size.
 * The learner's seat is drawn per episode (``learner_seat="random"``, from the
-  game seed) or fixed (an int).
+  game seed) or fixed (an int).  A seat given to :meth:`LearnerBatch.reset_rows`
+  holds for the games that call starts only.
+* The opponent is an :class:`~yyenvs.envs.opponent.Opponent` (any agent or
+  callable is wrapped by :func:`~yyenvs.envs.opponent.as_opponent`).
 * Between two learner decisions the opponents move, for all rows at once:
   rows whose player to move is not the learner are stepped together, as many
   times as needed (a player may act several times in a row).
@@ -29,7 +33,8 @@ import numpy as np
 from numba import njit
 
 from yyenvs.core.contract import GameCore, IllegalActionError, OpponentError, OptionError, show
-from yyenvs.core.rng import check_seed, hash_u64
+from yyenvs.core.rng import check_seed, derive_seeds, hash_u64
+from yyenvs.envs.opponent import as_opponent
 
 ILLEGAL_ACTION_REWARD = -1.0
 
@@ -46,15 +51,16 @@ class LearnerBatch:
             raise OptionError(f"num_envs must be at most {MAX_ENVS:,} (2**20), got {show(num_envs)}")
         self.core = core
         self.num_envs = int(num_envs)
-        self.opponent = opponent
-        self.learner_seat_option = self._check_seat(learner_seat)
+        self.opponent = as_opponent(opponent)
+        self.learner_seat_option = self.check_seat(learner_seat)
         self.master_seed = np.uint64(0)
         self.episode = np.zeros(self.num_envs, dtype=np.uint64)
         self.state = None
         self.learner_seat = np.zeros(self.num_envs, dtype=np.int8)
         self.mask = None
 
-    def _check_seat(self, seat):
+    def check_seat(self, seat):
+        """``seat`` as a ``learner_seat`` setting (``"random"`` or a seat number), or OptionError."""
         if (isinstance(seat, str) and seat == "random") or (
                 isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_))
                 and 0 <= seat < self.core.num_players):
@@ -62,42 +68,47 @@ class LearnerBatch:
         raise OptionError(f"learner_seat must be 'random' or a seat in 0..{self.core.num_players - 1}, "
                           f"got {show(seat)}")
 
+    def reset_seat(self, options):
+        """The checked ``learner_seat`` of a ``reset(options=...)`` mapping (None when absent)."""
+        seat = reset_options(options).get("learner_seat")
+        return None if seat is None else self.check_seat(seat)
+
     # -- episodes -------------------------------------------------------------------
     def seed(self, master_seed: int) -> None:
         self.master_seed = np.uint64(check_seed(master_seed, "master seed") % (1 << 64))
         self.episode[:] = 0
 
-    def _new_games(self, rows: np.ndarray):
-        seeds = hash_u64(self.master_seed, rows.astype(np.uint64), self.episode[rows])
+    def _new_games(self, rows: np.ndarray, learner_seat):
+        seeds = derive_seeds(self.master_seed, rows.astype(np.uint64), self.episode[rows])
         self.episode[rows] += np.uint64(1)
         games = self.core.init(seeds)
-        if self.learner_seat_option == "random":
+        if learner_seat == "random":
             seats = (hash_u64(seeds, np.uint64(7)) % np.uint64(self.core.num_players)).astype(np.int8)
         else:
-            seats = np.full(rows.size, self.learner_seat_option, dtype=np.int8)
+            seats = np.full(rows.size, learner_seat, dtype=np.int8)
         return games, seats
 
     def reset_rows(self, rows: np.ndarray, learner_seat=None) -> np.ndarray:
         """Start new games in ``rows``; returns the learner's accumulated reward
-        from opponent moves made before its first decision (normally zero)."""
+        from opponent moves made before its first decision (normally zero).
+
+        ``learner_seat`` (None: the constructor's setting) holds for these games only.
+        """
         rows = np.asarray(rows, dtype=np.int64)
-        if learner_seat is not None:
-            learner_seat = self._check_seat(learner_seat)
-        games, seats = self._new_games(rows)
-        if learner_seat is not None and learner_seat != "random":
-            seats[:] = learner_seat
+        seat = self.learner_seat_option if learner_seat is None else self.check_seat(learner_seat)
+        games, seats = self._new_games(rows, seat)
         if self.state is None:
             self.state = games
         else:
             self.state.put(rows, games)
         self.learner_seat[rows] = seats
-        if hasattr(self.opponent, "on_episode_start"):
-            self.opponent.on_episode_start(rows)
+        self.opponent.on_episode_start(rows)
         reward = np.zeros(self.num_envs, dtype=np.float32)
         self._play_opponents(rows, reward)
         return reward
 
     def reset(self, learner_seat=None):
+        """New games in every row (``learner_seat`` as in :meth:`reset_rows`)."""
         self.state = None
         self.reset_rows(np.arange(self.num_envs), learner_seat)
         return self.observe(), self.action_masks()
@@ -113,8 +124,7 @@ class LearnerBatch:
                 break
             sub = s.take(waiting)
             sub_mask = self.core.legal_action_mask(sub)
-            answer = (self.opponent(sub, sub_mask, waiting) if _wants_env_ids(self.opponent)
-                      else self.opponent(sub, sub_mask))
+            answer = self.opponent(sub, sub_mask, waiting)
             actions = np.full(self.num_envs, -1, dtype=np.int64)
             actions[waiting] = self._check_opponent(answer, sub, sub_mask, waiting)
             self.core.step(s, actions)
@@ -133,11 +143,11 @@ class LearnerBatch:
                                        beyond="outside the action space")
         except IllegalActionError as e:
             detail = str(e).removeprefix(f"{core.name}: ")
-            raise OpponentError(f"{core.name}: opponent {_opponent_name(self.opponent)} "
+            raise OpponentError(f"{core.name}: opponent {self.opponent.label} "
                                 f"answered badly: {detail}") from None
         i = _first_unplayable(acts, sub_mask)
         if i >= 0:
-            who = f"{core.name}: opponent {_opponent_name(self.opponent)}"
+            who = f"{core.name}: opponent {self.opponent.label}"
             value = answer[i] if isinstance(answer, (list, tuple)) else np.asarray(answer)[i]
             why = ("is illegal" if 0 <= acts[i] < core.num_actions
                    else f"is outside the action space [0, {core.num_actions})")
@@ -182,10 +192,6 @@ class LearnerBatch:
             self.mask = self.core.legal_action_mask(self.state)
         return self.mask
 
-    def outcome(self, rows) -> np.ndarray:
-        """+1 / 0 / -1 by the sign of the learner's final reward (finished rows)."""
-        return np.sign(self.state.rewards[rows, self.learner_seat[rows]])
-
 
 @njit(cache=True)
 def _first_unplayable(actions, mask):
@@ -197,22 +203,21 @@ def _first_unplayable(actions, mask):
     return -1
 
 
-def _wants_env_ids(opponent) -> bool:
-    return getattr(opponent, "wants_env_ids", False)
+RESET_OPTIONS = ("learner_seat",)
 
 
-def _opponent_name(opponent) -> str:
-    name = getattr(opponent, "__qualname__", None)  # a function: its name beats its repr
-    return name if isinstance(name, str) else show(opponent, limit=120)
+def reset_options(options, allowed=RESET_OPTIONS) -> dict:
+    """The ``options`` of a ``reset(options=...)`` call as a dict (None: ``{}``).
 
-
-def reset_seat(options):
-    """The ``learner_seat`` of a ``reset(options=...)`` mapping (None when absent)."""
+    TypeError unless a mapping; ValueError naming any key outside ``allowed``
+    (``allowed=None`` takes any key, as the AEC env does).
+    """
     if options is None:
-        return None
+        return {}
     if not isinstance(options, Mapping):
         raise TypeError(f"reset options must be a dict or None, got {show(options)}")
-    unknown = sorted((k for k in options if k != "learner_seat"), key=repr)
-    if unknown:
-        raise ValueError(f"unknown reset option(s) {unknown}; allowed: ['learner_seat']")
-    return options.get("learner_seat")
+    if allowed is not None:
+        unknown = sorted((k for k in options if k not in allowed), key=repr)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; allowed: {list(allowed)}")
+    return dict(options)

@@ -8,24 +8,35 @@ the finished game.  Opponent moves are computed for the whole batch at once.
 ``action_masks()`` returns the (N, num_actions) legal-action mask.  Bad
 actions, seeds and options raise as in :class:`~yyenvs.envs.gym_env.GameEnv`;
 after an :class:`~yyenvs.core.contract.OpponentError` the env must be reset.
+
+``reset(seed=s)`` makes ``s`` the master seed: env ``i``'s ``k``-th game is the
+game of seed ``derive_seeds(s, i, k)`` whatever the number of envs.
+``reset(options={"learner_seat": ...})`` means what it means for the Gymnasium
+env: the seat of the games that reset starts; games started later by autoreset
+take the constructor's ``learner_seat``.  With ``max_episode_steps`` (set by the
+registration from the game's spec) a game still running after that many
+learner steps is truncated and restarts.
 """
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from yyenvs.agents import make_agent
 from yyenvs.core.errors import OpponentError, OptionError, show
-from yyenvs.envs.learner import LearnerBatch, reset_seat
+from yyenvs.core.rng import check_seed, fresh_seed
+from yyenvs.envs.learner import LearnerBatch
 from yyenvs.envs.rendering import check_render_mode
-from yyenvs.core.rng import check_seed
+from yyenvs.envs.spaces import action_space, observation_box
 from yyenvs.games import make_core
 
 
 class GameVectorEnv(VectorEnv):
-    """``num_envs`` games of ``game`` for one learner (see :class:`GameEnv` for arguments)."""
+    """``num_envs`` games of ``game`` for one learner (see :class:`GameEnv` for arguments).
+
+    ``max_episode_steps``: learner steps after which a game is truncated (None: never).
+    """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -43,10 +54,8 @@ class GameVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
         self.num_envs = self.batch.num_envs
-        self.single_observation_space = spaces.Box(
-            self.core.observation_low, self.core.observation_high, self.core.observation_shape,
-            self.core.observation_dtype)
-        self.single_action_space = spaces.Discrete(self.core.num_actions)
+        self.single_observation_space = observation_box(self.core)
+        self.single_action_space = action_space(self.core)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.returns = np.zeros(self.num_envs, dtype=np.float32)
@@ -58,17 +67,13 @@ class GameVectorEnv(VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         seed = check_seed(seed)  # numpy integers too; Gymnasium takes Python ints only
-        seat = reset_seat(options)
-        if seat is not None:
-            seat = self.batch._check_seat(seat)
+        seat = self.batch.reset_seat(options)  # for the games this reset starts only
         if seed is not None or not self._seeded:
             self._np_random, _ = gym.utils.seeding.np_random(seed)
-            self.batch.seed(int(self._np_random.integers(0, 2**63)))
+            self.batch.seed(fresh_seed() if seed is None else seed)
             self._seeded = True
-        if seat is not None:
-            self.batch.learner_seat_option = seat
         self._needs_reset = True  # until the opponents have moved (they may raise OpponentError)
-        obs, mask = self.batch.reset()
+        obs, mask = self.batch.reset(seat)
         self._needs_reset = False
         self.returns[:] = 0
         self._carry[:] = 0
@@ -105,11 +110,9 @@ class GameVectorEnv(VectorEnv):
             episode = {"r": self.returns.copy(), "l": self.lengths.copy(), "outcome": outcome,
                        "illegal_action": illegal.copy(), "learner_seat": self.batch.learner_seat.copy()}
             opponent = self.batch.opponent
-            if hasattr(opponent, "opponent_of"):  # e.g. a training pool naming who played each env
-                episode["opponent"] = np.empty(self.num_envs, dtype=object)
-                episode["opponent"][done] = opponent.opponent_of(done)
-            if hasattr(opponent, "on_episode_end"):  # before the rows restart
-                opponent.on_episode_end(done, outcome[done], self.batch.learner_seat[done])
+            episode["opponent"] = np.empty(self.num_envs, dtype=object)  # who played each env
+            episode["opponent"][done] = opponent.names(done)
+            opponent.on_episode_end(done, outcome[done], self.batch.learner_seat[done])  # before the restart
             infos.update({"final_obs": final_obs, "_final_obs": flag,
                           "episode": episode, "_episode": flag})
             self.returns[done] = 0

@@ -3,12 +3,26 @@
 1 to 4 players (1 = solo), five rounds of four phases.  Every decision a
 player has is one action of a flat discrete space (see ``action_table``);
 a player's turn takes several steps in a row, and ``current_player`` always
-names the seat to act.  Coin throws, bag draws and the set-up come from the
-row's own random stream (``rng``), so a seed fixes a game given its actions.
+names the seat to act.  The set-up is drawn in ``init`` from the row's own
+random stream (``rng``), so a seed fixes a game given its actions.
 
-The printed component data is not public; it is read from a data file
-(option ``data_file``, default: the packaged stand-in file) through the
-validator in :mod:`yyenvs.games.yinyang.data`.
+Chance during play (the god coins, each Divination throw, the free reroll,
+Mortal Will's rethrow, the bag draw after a Gift from the Gods) comes in two
+modes, option ``chance``: ``"sampled"`` (the default) draws it inside
+``step`` from the row's stream; ``"explicit"`` stops at each event with
+``current_player == CHANCE_PLAYER`` and appends the outcomes (64 god-coin
+falls, 7 throws of k Yang faces, 4 goods kinds from the bag) to the action
+space; ``sample_chance`` draws them exactly as the sampled mode does.  Both
+modes have one state layout, and ``ply`` counts the players' actions only,
+so a sampled game and the explicit one driven by ``sample_chance`` pass
+through equal states.  See :mod:`~yyenvs.games.yinyang.chance`.
+
+The rules live in modules by phase: :mod:`.layout` (columns, action blocks),
+:mod:`.setup`, :mod:`.flow` (rounds and phases), :mod:`.mask`,
+:mod:`.apply`, :mod:`.chance`, :mod:`.scoring`, :mod:`.observe`,
+:mod:`.heuristic`; pictures in :mod:`.render`.  The printed component data
+is not public; it is read from a data file (option ``data_file``, default:
+the packaged stand-in file) through the validator in :mod:`.data`.
 """
 from __future__ import annotations
 
@@ -16,44 +30,39 @@ import dataclasses
 
 import numpy as np
 
-from yyenvs.core import draw
 from yyenvs.core.contract import BatchState, GameCore, OptionError, show
-from yyenvs.games.yinyang.spec import SPEC
 from yyenvs.core.rng import game_seeds, hash_u64
-from yyenvs.games.yinyang import kernels as K
+from yyenvs.games.yinyang import layout as L
+from yyenvs.games.yinyang import render
+from yyenvs.games.yinyang.apply import step_kernel
+from yyenvs.games.yinyang.chance import probabilities_kernel, sample_kernel
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data
+from yyenvs.games.yinyang.heuristic import heuristic_kernel
+from yyenvs.games.yinyang.mask import mask_kernel
+from yyenvs.games.yinyang.observe import observe_kernel
+from yyenvs.games.yinyang.scoring import scores_kernel, solo_level_kernel
+from yyenvs.games.yinyang.setup import init_kernel
+from yyenvs.games.yinyang.spec import SPEC
 
-TILE_NAMES = ("carriage", "boat", "goods", "temple")
-SCORING_TILES = ("bronze", "bone", "jade", "silk", "temple", "turn_order", "perimeter",
-                 "approval", "yang", "yin")
-PHASE_NAMES = ("set-up", "ways of the gods", "divination", "actions", "over")
 FORFEIT_NAMES = ("carriage tile", "boat tile", "goods tile", "temple tile",
                  "Laoyang pair (2 Yang)", "Laoyin pair (2 Yin)", "mixed pair")
-SEAT_COLOURS = ((200, 40, 40), (40, 90, 220), (30, 150, 60), (230, 180, 20))
-GOOD_COLOURS = ((60, 110, 200), (140, 90, 40), (40, 170, 90), (210, 40, 60))
-KINGDOM_COLOURS = ((205, 170, 120), (170, 190, 140), (200, 160, 190), (160, 180, 210),
-                   (210, 200, 130), (170, 210, 200), (210, 170, 150))
-
-
-def _dots(img, cy, cx, n, r, color):
-    """n small dots in a row (counts of goods, cards)."""
-    for k in range(int(n)):
-        draw.disc(img, cy, cx + k * (2 * r + 2), r, color)
 
 
 @dataclasses.dataclass
 class YinYangState(BatchState):
+    """Column names of the packed arrays: :mod:`yyenvs.games.yinyang.layout`."""
+
     rng: np.ndarray  # (B,) uint64 the row's random stream
-    flow: np.ndarray  # (B, 10) int16 phase, sub-step, round, turn index, pending, ...
-    order: np.ndarray  # (B, 4) int8 seat at each turn-order position (this phase)
-    city: np.ndarray  # (B, N, 3) int8 good (-1/0..3), disaster, temple owner (-1/seat)
-    taiji: np.ndarray  # (B, 8, 4) int8 per trigram: stack type, stack size, upper/lower block
-    goods: np.ndarray  # (B, 4, 4) int8 rows bag, Yin area, Yang area, out of game
-    pl: np.ndarray  # (B, P, 21) int16 per-player fields (kernels.Q_*)
-    dev: np.ndarray  # (B, P, 16) int8 Development Area spaces filled
-    over: np.ndarray  # (B, P, 4) int8 goods beside the board, per kind
-    lines: np.ndarray  # (B, P, 10, 2) int8 scoring tile kind per line, second colour (solo)
-    solo: np.ndarray  # (B, 7) int8 solo tiles: kingdom order (-1 when not solo)
+    flow: np.ndarray  # (B, 12) int16 phase, round, turn, pending choices, pending chance (F_*)
+    turn_order: np.ndarray  # (B, 4) int8 seat at each turn-order position (this phase)
+    cities: np.ndarray  # (B, N, 3) int8 good (-1/0..3), disaster, temple owner (-1/seat) (C_*)
+    taiji: np.ndarray  # (B, 8, 4) int8 per trigram: tile type, stack size, upper / lower block (T_*)
+    goods: np.ndarray  # (B, 4, 4) int8 per goods kind: bag, Yin area, Yang area, out of game (G_*)
+    players: np.ndarray  # (B, P, 21) int16 per-player values (Q_*)
+    development: np.ndarray  # (B, P, 16) int8 Development Area spaces filled
+    beside_board: np.ndarray  # (B, P, 4) int8 goods beside the board, per kind
+    scoring_tiles: np.ndarray  # (B, P, 10, 2) int8 per line: tile kind, second colour (solo)
+    solo_tiles: np.ndarray  # (B, 7) int8 the solo tiles' kingdoms in order (-1 when not solo)
 
 
 class YinYangCore(GameCore):
@@ -62,53 +71,47 @@ class YinYangCore(GameCore):
     def __init__(self, **options):
         super().__init__(**options)
         o = self.options
-        self.num_players = o["num_players"]
-        df, side = o["data_file"], o["board_side"]
-        self.data = d = load_data(df)
+        self.num_players = P = o["num_players"]
+        self.data = d = load_data(o["data_file"])
+        side = o["board_side"]
         if side == "auto":
-            side = "4" if self.num_players == 4 else "2-3"
+            side = "4" if P == 4 else "2-3"
         table = d.start_tokens.get(side, {})
-        key = self.num_players if self.num_players in table else (2 if self.num_players == 1 else None)
+        key = P if P in table else (2 if P == 1 else None)
         if key not in table:
             raise OptionError(f"yinyang: option board_side={show(side)}: the data file has no "
-                              f"starting-token table for {self.num_players} player(s) on that side")
+                              f"starting-token table for {P} player(s) on that side")
         self.board_side = side
-        startc, start_all = table[key]
-        self.solo = self.num_players == 1
-        self.N = d.num_cities
-        self.off = K.action_offsets(self.N)
-        self.num_actions = int(self.off[K.O_TOTAL])
-        self.ngm = len(d.goods_missions)
-        self.ntm = len(d.temple_missions)
-        self.observation_shape = (16 + 14 * self.N + 8 * 8 + 12 + 4 * (152 + 7) + self.ngm
-                                  + self.ntm + 7 * 7 + 7,)
-        self.max_game_length = 4000
-        self.cfg = np.array([d.capital, d.goods_per_kind, d.bag_per_kind, int(start_all),
-                             int(self.solo), self.num_players, self.N, len(d.to_values) - 1],
-                            dtype=np.int64)
-        self.startc = startc.astype(np.int64)
-        self.kingdom = d.kingdom.astype(np.int64)
-        self.colour = d.colour.astype(np.int64)
-        self.road = d.road
-        self.boat = d.boat
-        self.kpoints = d.kpoints.astype(np.int64)
-        self.lower = d.lower.astype(np.int64)
-        self.tovals = d.to_values.astype(np.int64)
-        self.devsp = d.dev_spaces.astype(np.int64)
-        self.perim = d.perimeter
-        self.linem = d.lines
-        self.gmis = d.goods_missions.astype(np.int64)
-        self.tmis = d.temple_missions.astype(np.int64)
-        self.distart = d.di_start.astype(np.int64)
+        start_tokens, start_on_all = table[key]
+        self.solo = P == 1
+        self.num_cities = N = d.num_cities
+        self.action_start = off = L.action_offsets(N)
+        self.num_actions = int(off[L.O_TOTAL] if self.explicit_chance else off[L.O_GODS])
+        self.observation_shape = (16 + 14 * N + 8 * 8 + 12 + 4 * (152 + 7) + len(d.goods_missions)
+                                  + len(d.temple_missions) + 7 * 7 + 7,)
+        # a chance node follows a player's step at most twice in a row (god coins, then a throw)
+        self.max_game_length = 4000 * (3 if self.explicit_chance else 1)
         self.score_mode = o["reward"] == "score"
         self.reward_range = ((0.0, 6.0) if self.solo else (-1.0, 1.0) if not self.score_mode
                              else (-float(np.iinfo(np.int16).max), float(np.iinfo(np.int16).max)))
+        i64 = lambda a: np.ascontiguousarray(a, dtype=np.int64)
+        self.tables = L.Tables(
+            num_players=P, num_cities=N, num_actions=self.num_actions, capital=int(d.capital),
+            solo=self.solo, explicit_chance=bool(self.explicit_chance), score_reward=self.score_mode,
+            action_start=off, goods_per_kind=int(d.goods_per_kind), bag_per_kind=int(d.bag_per_kind),
+            start_tokens=i64(start_tokens), start_on_all_cities=bool(start_on_all),
+            kingdom=i64(d.kingdom), colour=i64(d.colour), road=d.road.copy(), boat=d.boat.copy(),
+            kingdom_points=i64(d.kpoints), lower_actions=i64(d.lower),
+            turn_order_values=i64(d.to_values), development_spaces=i64(d.dev_spaces),
+            perimeter=d.perimeter.copy(), line_spaces=d.lines.copy(),
+            goods_missions=i64(d.goods_missions), temple_missions=i64(d.temple_missions),
+            cards_at_start=i64(d.di_start))
+        self._tables = tuple(self.tables)  # what the kernels take (see layout)
         self._names = self._action_names()
 
     # -- naming ------------------------------------------------------------
     def _action_names(self):
-        d, off = self.data, self.off
-        cn = d.city_names
+        cn = self.data.city_names
         names = []
         names += [f"place pawn at {c}" for c in cn]
         names += [f"remove disaster at {c}" for c in cn]
@@ -126,11 +129,14 @@ class YinYangCore(GameCore):
             names += [f"gift from the gods ({a}): {g} beside the board" for g in GOODS]
         names += [f"mortal will: return temple at {c}" for c in cn]
         names += ["card: +1 Yin", "card: +1 Yang", "cards: flip a Yang coin", "cards: flip a Yin coin"]
-        names += [f"cards: swap scoring tiles of lines {i} and {j}"
-                  for i, j in zip(K.SWAP_I, K.SWAP_J)]
+        names += [f"cards: swap scoring tiles of lines {i} and {j}" for i, j in zip(L.SWAP_I, L.SWAP_J)]
         names += ["solo: 2 Yin", "solo: 2 Yang"]
-        assert len(names) == off[K.O_TOTAL]
-        return names
+        names += [f"chance: god coins block lower {TRIGRAMS[lo]}, upper {TRIGRAMS[up]}"
+                  for lo in range(8) for up in range(8)]
+        names += [f"chance: {k} Yang face{'' if k == 1 else 's'}" for k in range(L.COIN_OUTCOMES)]
+        names += [f"chance: {g} drawn from the bag" for g in GOODS]
+        assert len(names) == self.action_start[L.O_TOTAL]
+        return names[:self.num_actions]
 
     def action_to_string(self, action: int) -> str:
         a = int(action)
@@ -139,207 +145,85 @@ class YinYangCore(GameCore):
         return str(a)
 
     def action_table(self):
-        """[(first action, count, meaning)] for the documentation."""
-        o = self.off
-        rows = [("place pawn at city c", K.O_PLACE), ("remove disaster at city c", K.O_DISASTER),
-                ("divination split: upper*8 + lower", K.O_SPLIT), ("free reroll", K.O_REROLL),
-                ("carriage (road) to city c", K.O_ROAD), ("boat (river/ocean) to city c", K.O_BOAT),
-                ("take the pawn city's good to space s (16 = beside the board)", K.O_GOODS),
-                ("build a temple", K.O_TEMPLE), ("forfeit an action for a card", K.O_FORFEIT),
-                ("end turn", K.O_END), ("gift from the gods: area*20 + target", K.O_GIFT),
-                ("mortal will: return the temple at city c", K.O_MORTAL),
-                ("1 card: +1 Yin / +1 Yang", K.O_CARD), ("2 cards: flip a Yang / Yin coin", K.O_FLIP),
-                ("3 cards: swap the scoring tiles of two lines", K.O_SWAP),
-                ("solo: take 2 Yin / 2 Yang", K.O_SOLO)]
+        """[(first action, count, meaning)] for the documentation (outcome rows: explicit chance only)."""
+        o = self.action_start
+        rows = [("place pawn at city c", L.O_PLACE), ("remove disaster at city c", L.O_DISASTER),
+                ("divination split: upper*8 + lower", L.O_SPLIT), ("free reroll", L.O_REROLL),
+                ("carriage (road) to city c", L.O_ROAD), ("boat (river/ocean) to city c", L.O_BOAT),
+                ("take the pawn city's good to space s (16 = beside the board)", L.O_GOODS),
+                ("build a temple", L.O_TEMPLE), ("forfeit an action for a card", L.O_FORFEIT),
+                ("end turn", L.O_END), ("gift from the gods: area*20 + target", L.O_GIFT),
+                ("mortal will: return the temple at city c", L.O_MORTAL),
+                ("1 card: +1 Yin / +1 Yang", L.O_CARD), ("2 cards: flip a Yang / Yin coin", L.O_FLIP),
+                ("3 cards: swap the scoring tiles of two lines", L.O_SWAP),
+                ("solo: take 2 Yin / 2 Yang", L.O_SOLO)]
+        if self.explicit_chance:
+            rows += [("chance: god coins, lower*8 + upper (1/64 each)", L.O_GODS),
+                     ("chance: k Yang faces of the pending throw of n coins (C(n, k) / 2^n)", L.O_COINS),
+                     ("chance: goods kind g drawn from the bag (bag[g] / bag total)", L.O_BAG)]
         return [(int(o[k]), int(o[k + 1] - o[k]), t) for t, k in rows]
 
     # -- batched functions ----------------------------------------------------
     def _empty(self, B):
-        P, N = self.num_players, self.N
+        P, N = self.num_players, self.num_cities
         return YinYangState(
             current_player=np.zeros(B, np.int8), rewards=np.zeros((B, P), np.float32),
             terminated=np.zeros(B, bool), truncated=np.zeros(B, bool), ply=np.zeros(B, np.int32),
             seed=np.zeros(B, np.uint64), rng=np.zeros(B, np.uint64),
-            flow=np.zeros((B, K.NF), np.int16), order=np.full((B, 4), -1, np.int8),
-            city=np.zeros((B, N, 3), np.int8), taiji=np.zeros((B, 8, 4), np.int8),
-            goods=np.zeros((B, 4, 4), np.int8), pl=np.zeros((B, P, K.NQ), np.int16),
-            dev=np.zeros((B, P, 16), np.int8), over=np.zeros((B, P, 4), np.int8),
-            lines=np.zeros((B, P, 10, 2), np.int8), solo=np.full((B, 7), -1, np.int8))
+            flow=np.zeros((B, L.FLOW_COLUMNS), np.int16), turn_order=np.full((B, 4), -1, np.int8),
+            cities=np.zeros((B, N, 3), np.int8), taiji=np.zeros((B, 8, 4), np.int8),
+            goods=np.zeros((B, 4, 4), np.int8), players=np.zeros((B, P, L.PLAYER_COLUMNS), np.int16),
+            development=np.zeros((B, P, 16), np.int8), beside_board=np.zeros((B, P, 4), np.int8),
+            scoring_tiles=np.zeros((B, P, 10, 2), np.int8), solo_tiles=np.full((B, 7), -1, np.int8))
 
     def init(self, seeds) -> YinYangState:
         seeds = game_seeds(seeds, self.name)
         s = self._empty(seeds.shape[0])
         s.seed[:] = seeds
         s.rng[:] = hash_u64(seeds, np.uint64(0x59696E59616E67))
-        K.init_kernel(s.rng, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.over,
-                      s.lines, s.solo, s.current_player, self.cfg, self.colour, self.startc,
-                      self.distart, self.ngm, self.ntm)
+        init_kernel(L.arrays_of(s), self._tables)
         return s
 
     def _step(self, state: YinYangState, actions) -> int:
-        s = state
-        return K.step_kernel(actions, s.rng, s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev,
-                             s.over, s.lines, s.solo, s.current_player, s.rewards, s.terminated,
-                             s.ply, self.cfg, self.off, self.kingdom, self.road, self.boat,
-                             self.kpoints, self.lower, self.tovals, self.devsp, self.perim,
-                             self.linem, self.gmis, self.tmis, self.distart, self.score_mode)
+        arrays = L.arrays_of(state)
+        legal = np.empty((state.batch_size, self.num_actions), dtype=bool)
+        mask_kernel(arrays, self._tables, legal)
+        return step_kernel(arrays, self._tables, actions, legal)
 
     def _mask(self, state: YinYangState, out) -> None:
-        s = state
-        K.mask_kernel(s.flow, s.order, s.city, s.taiji, s.goods, s.pl, s.dev, s.terminated,
-                      self.cfg, self.off, self.road, self.boat, self.lower, self.devsp, out)
+        mask_kernel(L.arrays_of(state), self._tables, out)
 
     def _observe(self, state: YinYangState, seats, out) -> None:
-        s = state
-        K.observe_kernel(seats.astype(np.int64), s.flow, s.order, s.city, s.taiji, s.goods, s.pl,
-                         s.dev, s.over, s.lines, s.solo, s.current_player, self.cfg, self.kingdom,
-                         self.tovals, self.ngm, self.ntm, out)
+        observe_kernel(L.arrays_of(state), self._tables, seats, out)
 
     def _heuristic(self, state: YinYangState, seats, out) -> None:
-        s = state
-        K.heuristic_kernel(seats.astype(np.int64), s.flow, s.city, s.pl, s.dev, s.over, s.lines,
-                           s.solo, s.terminated, s.rewards, self.cfg, self.kingdom, self.kpoints,
-                           self.tovals, self.devsp, self.perim, self.linem, self.gmis, self.tmis,
-                           self.road, self.boat, out)
+        heuristic_kernel(L.arrays_of(state), self._tables, seats, out)
+
+    def _chance_probabilities(self, state: YinYangState, out) -> None:
+        probabilities_kernel(L.arrays_of(state), self._tables, out)
+
+    def _sample_chance(self, state: YinYangState, out) -> None:
+        sample_kernel(L.arrays_of(state), self._tables, out)
 
     def scores(self, state: YinYangState) -> np.ndarray:
         """(B, P) score of every player as if the game ended now (final score when over)."""
         self.check_state(state)
-        s = state
-        out = np.zeros((s.batch_size, self.num_players), dtype=np.int64)
-        buf = np.zeros(self.num_players, dtype=np.int64)
-        for i in range(s.batch_size):
-            K.score_row(i, s.city, s.pl, s.dev, s.over, s.lines, self.kingdom, self.kpoints,
-                        self.tovals, self.devsp, self.perim, self.linem, self.gmis, self.tmis,
-                        self.num_players, buf)
-            out[i] = buf
+        out = np.zeros((state.batch_size, self.num_players), dtype=np.int64)
+        scores_kernel(L.arrays_of(state), self._tables, out)
         return out
 
     def solo_level(self, state: YinYangState) -> np.ndarray:
         """(B,) solo achievement level (0 lost, 1 Trainee ... 6 Deity) from the state now."""
         self.check_state(state)
-        return np.array([K.solo_level(i, state.flow, state.dev, state.lines, self.linem)
-                         for i in range(state.batch_size)], dtype=np.int64)
+        out = np.zeros(state.batch_size, dtype=np.int64)
+        solo_level_kernel(L.arrays_of(state), self._tables, out)
+        return out
 
     # -- rendering -------------------------------------------------------------------
     def render_ansi(self, state: YinYangState, index: int = 0) -> str:
         self.check_state(state)
-        s, i, d = state, index, self.data
-        P = self.num_players
-        f = s.flow[i]
-        lines = [f"Yin Yang ({P} player{'s' if P > 1 else ''}{', solo' if self.solo else ''}) "
-                 f"round {f[K.F_ROUND]}/5, phase: {PHASE_NAMES[f[K.F_PHASE]]}, "
-                 f"player {s.current_player[i]} to act"
-                 + (" [GAME OVER]" if s.terminated[i] else "")]
-        order = [int(x) for x in s.order[i, :P]]
-        lines.append(f"turn order: {order}; Gods' Will this round: lower "
-                     f"{TRIGRAMS[f[K.F_GODLOW]]}, upper {TRIGRAMS[f[K.F_GODUP]]}")
-        up = []
-        for t in range(8):
-            tj = s.taiji[i, t]
-            blk = {0: "", 1: " [blocked: gods]", 2: " [blocked: player]"}[int(tj[K.T_UP])]
-            low = " lower blocked" if tj[K.T_LOW] else ""
-            up.append(f"  {TRIGRAMS[t]:5s} {TILE_NAMES[tj[K.T_TYPE]]:8s} x{tj[K.T_N]}{blk}{low}")
-        lines.append("Tai Ji upper stacks:")
-        lines += up
-        g = s.goods[i]
-        fmt = lambda row: " ".join(f"{GOODS[k]}:{row[k]}" for k in range(4))
-        lines.append(f"Tai Ji Yin area: {fmt(g[K.G_YIN])} | Yang area: {fmt(g[K.G_YANG])}")
-        lines.append(f"bag: {fmt(g[K.G_BAG])} | out of game: {fmt(g[K.G_OUT])}")
-        lines.append("map:")
-        for c in range(self.N):
-            cc = s.city[i, c]
-            kname = d.kingdom_names[d.kingdom[c]] if d.kingdom[c] >= 0 else "capital"
-            parts = []
-            if cc[K.C_GOOD] >= 0:
-                parts.append(GOODS[cc[K.C_GOOD]])
-            if cc[K.C_DIS]:
-                parts.append("DISASTER")
-            if cc[K.C_TEMPLE] >= 0:
-                parts.append(f"temple of player {cc[K.C_TEMPLE]}")
-            pawns = [str(q) for q in range(P) if s.pl[i, q, K.Q_PAWN] == c]
-            if pawns:
-                parts.append("pawn " + ",".join(pawns))
-            lines.append(f"  {c:2d} {d.city_names[c]:10s} {kname:7s} "
-                         f"{'red ' if d.colour[c] == 0 else 'blue'} {' '.join(parts)}")
-        for q in range(P):
-            r = s.pl[i, q]
-            tiles = " ".join(f"{TILE_NAMES[t]}:{r[K.Q_USED + t]}/{r[K.Q_TILE + t]}" for t in range(4))
-            lines.append(f"player {q}: Yin {r[K.Q_YIN]} Yang {r[K.Q_YANG]} track {r[K.Q_POS]} "
-                         f"cards {r[K.Q_HAND]} temples left {r[K.Q_TSUP]} coins {r[K.Q_CYANG]} Yang/"
-                         f"{r[K.Q_CYIN]} Yin unused; tiles used/held {tiles}"
-                         + (f"; score {r[K.Q_SCORE]}" if s.terminated[i] else ""))
-            dv = s.dev[i, q]
-            grid = []
-            for row in range(4):
-                grid.append(" ".join((GOODS[d.dev_spaces[row * 4 + c]][:2].upper() if dv[row * 4 + c]
-                                      else GOODS[d.dev_spaces[row * 4 + c]][:2].lower())
-                                     for c in range(4)))
-            lines.append("   development (CAPS = filled): " + " / ".join(grid)
-                         + "; beside: " + fmt(s.over[i, q]))
-            lines.append("   scoring tiles on lines 0-9: " + ", ".join(
-                SCORING_TILES[s.lines[i, q, ln, 0]] + ("*" if s.lines[i, q, ln, 1] else "")
-                for ln in range(10)))
-            if r[K.Q_GMIS] >= 0:
-                lines.append(f"   missions: goods #{r[K.Q_GMIS]} "
-                             f"{dict(zip(GOODS, d.goods_missions[r[K.Q_GMIS]].tolist()))}, temples #"
-                             f"{r[K.Q_TMIS]} {[int(x) for x in d.temple_missions[r[K.Q_TMIS]] if x]}")
-        if self.solo:
-            lines.append("solo tiles: " + " ".join(
-                d.kingdom_names[k] + ("(flipped)" if j < f[K.F_FLIP] else "")
-                for j, k in enumerate(s.solo[i])) + f"; level now {self.solo_level(s.take([i]))[0]}")
-        return "\n".join(lines)
+        return render.ansi(self, state, index)
 
     def render_rgb(self, state: YinYangState, index: int = 0) -> np.ndarray:
         self.check_state(state)
-        s, i, d = state, index, self.data
-        H, W, MW = 520, 820, 560
-        img = draw.canvas(H, W)
-        pos = d.pos
-        xy = [(20 + pos[c, 1] * (H - 40), 20 + pos[c, 0] * (MW - 40)) for c in range(self.N)]
-        for mat, col, t in ((d.road, (120, 120, 120), 3), (d.river, (60, 120, 230), 2),
-                            (d.ocean, (20, 200, 220), 1)):
-            for a in range(self.N):
-                for b in range(a + 1, self.N):
-                    if mat[a, b]:
-                        draw.line(img, xy[a][0], xy[a][1], xy[b][0], xy[b][1], col, t)
-        for c in range(self.N):
-            y, x = xy[c]
-            k = d.kingdom[c]
-            col = (250, 240, 120) if k < 0 else KINGDOM_COLOURS[k % 7]
-            draw.disc(img, y, x, 13, col)
-            draw.ring(img, y, x, 13, (40, 40, 40) if d.colour[c] == 0 else (60, 100, 230), 2)
-            cc = s.city[i, c]
-            if cc[K.C_GOOD] >= 0:
-                draw.rect(img, int(y - 4), int(x - 4), int(y + 4), int(x + 4), GOOD_COLOURS[cc[K.C_GOOD]])
-            if cc[K.C_DIS]:
-                draw.line(img, y - 8, x - 8, y + 8, x + 8, (0, 0, 0), 3)
-                draw.line(img, y - 8, x + 8, y + 8, x - 8, (0, 0, 0), 3)
-            if cc[K.C_TEMPLE] >= 0:
-                draw.rect(img, int(y - 16), int(x + 6), int(y - 6), int(x + 16),
-                          SEAT_COLOURS[cc[K.C_TEMPLE]])
-            for q in range(self.num_players):
-                if s.pl[i, q, K.Q_PAWN] == c:
-                    draw.disc(img, y + 10, x - 12 + 7 * q, 4, SEAT_COLOURS[q])
-        # acting player's board
-        q = int(s.current_player[i])
-        x0 = MW + 20
-        draw.rect(img, 10, x0 - 10, 40, W - 10, SEAT_COLOURS[q])
-        for sp in range(16):
-            r, c = divmod(sp, 4)
-            y, x = 60 + r * 50, x0 + c * 50
-            draw.frame(img, y, x, y + 44, x + 44, GOOD_COLOURS[d.dev_spaces[sp]], 3)
-            if s.dev[i, q, sp]:
-                draw.rect(img, y + 8, x + 8, y + 36, x + 36, GOOD_COLOURS[d.dev_spaces[sp]])
-        r = s.pl[i, q]
-        for a, (val, col) in enumerate(((r[K.Q_YIN], (30, 30, 30)), (r[K.Q_YANG], (250, 250, 250)))):
-            y = 270 + a * 24
-            draw.frame(img, y, x0, y + 18, x0 + 8 * 26, (0, 0, 0), 1)
-            draw.rect(img, y + 1, x0 + 1, y + 17, x0 + 1 + 26 * int(val), col)
-        for g in range(4):
-            _dots(img, 340, x0 + 10 + g * 50, int(s.over[i, q, g]), 4, GOOD_COLOURS[g])
-            _dots(img, 380, x0 + 10 + g * 50, int(s.goods[i, K.G_YIN, g]), 4, GOOD_COLOURS[g])
-            _dots(img, 410, x0 + 10 + g * 50, int(s.goods[i, K.G_YANG, g]), 4, GOOD_COLOURS[g])
-        _dots(img, 450, x0 + 10, int(r[K.Q_HAND]), 4, (120, 60, 160))
-        draw.rect(img, 480, x0, 492, x0 + int(r[K.Q_POS]) * 10, SEAT_COLOURS[q])
-        return img
+        return render.rgb(self, state, index)

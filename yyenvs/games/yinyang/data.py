@@ -14,6 +14,7 @@ or larger than :data:`MAX_BYTES`.
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import math
 import os
@@ -187,15 +188,49 @@ def validate(raw, source: str = "<dict>") -> YinYangData:
 
 
 def _validate(raw, source):
+    stand_in, sec = _sections(raw)
+    knames, kpoints = _kingdoms(sec["kingdoms"])
+    cap_name = _get(sec["capital"], "name", "capital")
+    names, kingdom, colour, pos = _cities(sec["cities"], cap_name, knames)
+    mats = {kind: _links(sec["links"], kind, names) for kind in ("road", "river", "ocean")}
+    _check_connected(mats["road"] | mats["river"] | mats["ocean"], names)
+    lower = _lower_divination(sec["lower_divination"])
+    track = _turn_order_track(sec["turn_order_track"])
+    g = sec["goods"]
+    per_kind = _int(_get(g, "per_kind", "goods"), "goods.per_kind", 1, 100)
+    bag_per = _int(_get(g, "bag_per_kind", "goods"), "goods.bag_per_kind", 0, 100)
+    eligible = {which: sum(1 for i in range(len(names)) if names[i] != cap_name
+                           and (which == "all" or colour[i] == 0)) for which in ("red", "all")}
+    start = _starting_tokens(sec["starting_tokens"], eligible, len(names), per_kind, bag_per)
+    dev, perim, lines = _development_area(sec["development_area"])
+    goods_missions = _goods_missions(sec["goods_missions"], per_kind)
+    temple_missions = _temple_missions(sec["temple_missions"])
+    di_start = _divine_intervention(sec["divine_intervention_start"])
+    return YinYangData(
+        source=source, stand_in=stand_in, city_names=names, kingdom_names=knames,
+        capital=names.index(cap_name), kingdom=np.array(kingdom, dtype=np.int8),
+        colour=np.array(colour, dtype=np.int8), pos=np.array(pos, dtype=np.float64),
+        road=mats["road"], river=mats["river"], ocean=mats["ocean"],
+        kpoints=np.array(kpoints, dtype=np.int16), lower=lower,
+        to_values=np.array(track, dtype=np.int16), goods_per_kind=per_kind, bag_per_kind=bag_per,
+        start_tokens=start, dev_spaces=dev, perimeter=perim, lines=lines,
+        goods_missions=goods_missions, temple_missions=temple_missions,
+        di_start=np.array(di_start, dtype=np.int8))
+
+
+def _sections(raw):
+    """(stand_in, {section: its object}) with every key checked."""
     _keys(raw, "", {**ROOT_KEYS, **{s: dict for s in SECTIONS}})
     if raw.get("format", FORMAT) != FORMAT:
         _fail("format", f"expected {FORMAT!r}, got {show(raw['format'])}")
-    stand_in = raw.get("stand_in", False)
     sec = {s: _keys(_get(raw, s, "", dict), s, {**SECTION_COMMENTS, **keys})
            for s, keys in SECTIONS.items()}
+    return raw.get("stand_in", False), sec
 
-    # kingdoms
-    klist = _get(sec["kingdoms"], "list", "kingdoms")
+
+def _kingdoms(section):
+    """(names, [first, second] points) of the seven kingdoms."""
+    klist = _get(section, "list", "kingdoms")
     if len(klist) != NUM_KINGDOMS:
         _fail("kingdoms.list", f"the rule text has {NUM_KINGDOMS} kingdoms, got {len(klist)}")
     knames, kpoints = [], []
@@ -209,10 +244,12 @@ def _validate(raw, source):
             _fail(f + ".points", "expected [first, second]")
         kpoints.append([_int(p, f"{f}.points[{j}]", 0, 1000) for j, p in enumerate(pts)])
         knames.append(name)
+    return knames, kpoints
 
-    # capital and cities
-    cap_name = _get(sec["capital"], "name", "capital")
-    clist = _get(sec["cities"], "list", "cities")
+
+def _cities(section, cap_name, knames):
+    """(names, kingdom index or -1, colour index, drawing position) per city."""
+    clist = _get(section, "list", "cities")
     if not 2 <= len(clist) <= 120:
         _fail("cities.list", f"expected 2..120 cities, got {len(clist)}")
     names, kingdom, colour, pos = [], [], [], []
@@ -242,36 +279,39 @@ def _validate(raw, source):
         pos.append(p)
     if cap_name not in names:
         _fail("capital.name", f"capital {show(cap_name)} is not a city in cities.list")
-    n = len(names)
     for k in range(NUM_KINGDOMS):
         if k not in kingdom:
             _fail("kingdoms.list", f"kingdom {knames[k]!r} has no city")
+    return names, kingdom, colour, pos
 
-    # links
-    mats = {}
-    for kind in ("road", "river", "ocean"):
-        lst = _get(sec["links"], kind, "links")
-        m = np.zeros((n, n), dtype=bool)
-        for j, e in enumerate(lst):
-            f = f"links.{kind}[{j}]"
-            if not isinstance(e, list) or len(e) != 2:
-                _fail(f, "expected a pair [city, city]")
-            for q in range(2):
-                if not isinstance(e[q], str) or e[q] not in names:
-                    _fail(f"{f}[{q}]", f"unknown city {show(e[q])}")
-            a, b = names.index(e[0]), names.index(e[1])
-            if a == b:
-                _fail(f, "a link must join two different cities")
-            m[a, b] = m[b, a] = True
-        mats[kind] = m
-    # connected map (roads, rivers and ocean together)
-    allm = mats["road"] | mats["river"] | mats["ocean"]
-    seen = np.zeros(n, dtype=bool)
+
+def _links(section, kind, names):
+    """The (N, N) bool matrix of the links of one kind (road, river, ocean)."""
+    lst = _get(section, kind, "links")
+    n = len(names)
+    m = np.zeros((n, n), dtype=bool)
+    for j, e in enumerate(lst):
+        f = f"links.{kind}[{j}]"
+        if not isinstance(e, list) or len(e) != 2:
+            _fail(f, "expected a pair [city, city]")
+        for q in range(2):
+            if not isinstance(e[q], str) or e[q] not in names:
+                _fail(f"{f}[{q}]", f"unknown city {show(e[q])}")
+        a, b = names.index(e[0]), names.index(e[1])
+        if a == b:
+            _fail(f, "a link must join two different cities")
+        m[a, b] = m[b, a] = True
+    return m
+
+
+def _check_connected(links, names):
+    """Every city reachable from the first by any links."""
+    seen = np.zeros(len(names), dtype=bool)
     stack = [0]
     seen[0] = True
     while stack:
         a = stack.pop()
-        for b in np.flatnonzero(allm[a]):
+        for b in np.flatnonzero(links[a]):
             if not seen[b]:
                 seen[b] = True
                 stack.append(int(b))
@@ -279,8 +319,10 @@ def _validate(raw, source):
         lost = [names[i] for i in np.flatnonzero(~seen)]
         _fail("links", f"the map is not connected; unreachable from {names[0]!r}: {lost[:6]}")
 
-    # lower divination
-    ld = _keys(_get(sec["lower_divination"], "actions", "lower_divination"),
+
+def _lower_divination(section):
+    """(8, 3) int8 per lower trigram: action kind, turn-order steps, cards."""
+    ld = _keys(_get(section, "actions", "lower_divination"),
                "lower_divination.actions", dict.fromkeys(TRIGRAMS, dict))
     lower = np.zeros((8, 3), dtype=np.int8)
     for t, tri in enumerate(TRIGRAMS):
@@ -291,22 +333,23 @@ def _validate(raw, source):
             _fail(f + ".action", f"expected one of {LOWER_KINDS}, got {show(kind)}")
         lower[t] = (LOWER_KINDS.index(kind), _int(e.get("turn_order", 0), f + ".turn_order", 0, 20),
                     _int(e.get("cards", 0), f + ".cards", 0, 8))
+    return lower
 
-    # turn order track
-    vals = _get(sec["turn_order_track"], "values", "turn_order_track")
+
+def _turn_order_track(section):
+    """The printed value of each track space (never decreasing)."""
+    vals = _get(section, "values", "turn_order_track")
     if not 2 <= len(vals) <= 100:
         _fail("turn_order_track.values", "expected 2..100 spaces")
     vals = [_int(v, f"turn_order_track.values[{i}]", 0, 1000) for i, v in enumerate(vals)]
-    if any(b < a for a, b in zip(vals, vals[1:])):
+    if any(b < a for a, b in itertools.pairwise(vals)):
         _fail("turn_order_track.values", "printed values must not decrease along the track")
+    return vals
 
-    # goods
-    g = sec["goods"]
-    per_kind = _int(_get(g, "per_kind", "goods"), "goods.per_kind", 1, 100)
-    bag_per = _int(_get(g, "bag_per_kind", "goods"), "goods.bag_per_kind", 0, 100)
 
-    # starting tokens
-    sides = _get(sec["starting_tokens"], "sides", "starting_tokens")
+def _starting_tokens(section, eligible, n, per_kind, bag_per):
+    """side -> {players: ((5,) goods and disaster counts, on all cities)}; one token per eligible city."""
+    sides = _get(section, "sides", "starting_tokens")
     start = {}
     for side, rows in sides.items():
         f0 = f"starting_tokens.sides.{side}"
@@ -323,35 +366,34 @@ def _validate(raw, source):
             if which not in ("red", "all"):
                 _fail(f + ".cities", f"expected 'red' or 'all', got {show(which)}")
             counts = [_int(_get(row, k, f), f"{f}.{k}", 0, 100) for k in GOODS + ("disaster",)]
-            eligible = sum(1 for i in range(n) if names[i] != cap_name
-                           and (which == "all" or colour[i] == 0))
-            if sum(counts) != eligible:
-                _fail(f, f"{sum(counts)} tokens for {eligible} eligible cities (need one each)")
+            if sum(counts) != eligible[which]:
+                _fail(f, f"{sum(counts)} tokens for {eligible[which]} eligible cities (need one each)")
             for q, k in enumerate(GOODS):
                 if counts[q] + bag_per > per_kind:
                     _fail(f"{f}.{k}", f"{counts[q]} on the map + {bag_per} in the bag exceed "
                                       f"goods.per_kind = {per_kind}")
-            free = n - 1 - counts[4]
-            if free < 1:
+            if n - 1 - counts[4] < 1:
                 _fail(f + ".disaster", "no city is left for the pawns")
             start[side][int(pc)] = (np.array(counts, dtype=np.int16), which == "all")
     if not any(start.values()):
         _fail("starting_tokens.sides", "no table")
+    return start
 
-    # development area
-    da = sec["development_area"]
-    sp = _get(da, "spaces", "development_area")
+
+def _development_area(section):
+    """(printed goods kind per space, perimeter flags, (10, 16) line membership)."""
+    sp = _get(section, "spaces", "development_area")
     if len(sp) != 16:
         _fail("development_area.spaces", f"expected 16 spaces, got {len(sp)}")
     for i, s in enumerate(sp):
         if s not in GOODS:
             _fail(f"development_area.spaces[{i}]", f"expected one of {GOODS}, got {show(s)}")
     dev = np.array([GOODS.index(s) for s in sp], dtype=np.int8)
-    per = _get(da, "perimeter", "development_area")
+    per = _get(section, "perimeter", "development_area")
     perim = np.zeros(16, dtype=bool)
     for i, s in enumerate(per):
         perim[_int(s, f"development_area.perimeter[{i}]", 0, 15)] = True
-    lns = _get(da, "lines", "development_area")
+    lns = _get(section, "lines", "development_area")
     if len(lns) != 10:
         _fail("development_area.lines", f"the rule text has 10 lines, got {len(lns)}")
     lines = np.zeros((10, 16), dtype=bool)
@@ -360,9 +402,12 @@ def _validate(raw, source):
             _fail(f"development_area.lines[{i}]", "expected a non-empty list of spaces")
         for j, s in enumerate(ln):
             lines[i, _int(s, f"development_area.lines[{i}][{j}]", 0, 15)] = True
+    return dev, perim, lines
 
-    # missions
-    gm = _get(sec["goods_missions"], "list", "goods_missions")
+
+def _goods_missions(section, per_kind):
+    """(M, 4) int8 goods needed per kind."""
+    gm = _get(section, "list", "goods_missions")
     if not 4 <= len(gm) <= 64:
         _fail("goods_missions.list", "expected 4..64 cards (one per player at least)")
     gmis = np.zeros((len(gm), 4), dtype=np.int8)
@@ -370,7 +415,12 @@ def _validate(raw, source):
         f = f"goods_missions.list[{i}]"
         for k, v in _keys(m, f, dict.fromkeys(GOODS)).items():
             gmis[i, GOODS.index(k)] = _int(v, f"{f}.{k}", 0, per_kind)
-    tm = _get(sec["temple_missions"], "list", "temple_missions")
+    return gmis
+
+
+def _temple_missions(section):
+    """(T, 7) int8 temples needed in distinct kingdoms, largest first, 0-padded."""
+    tm = _get(section, "list", "temple_missions")
     if not 4 <= len(tm) <= 64:
         _fail("temple_missions.list", "expected 4..64 cards (one per player at least)")
     tmis = np.zeros((len(tm), NUM_KINGDOMS), dtype=np.int8)
@@ -380,18 +430,12 @@ def _validate(raw, source):
             _fail(f, f"expected a list of 1..{NUM_KINGDOMS} temple counts (distinct kingdoms)")
         req = sorted((_int(v, f"{f}[{j}]", 1, 13) for j, v in enumerate(m)), reverse=True)
         tmis[i, :len(req)] = req
+    return tmis
 
-    di = _get(sec["divine_intervention_start"], "by_position", "divine_intervention_start")
+
+def _divine_intervention(section):
+    """Cards at the start by turn-order position (4)."""
+    di = _get(section, "by_position", "divine_intervention_start")
     if len(di) != 4:
         _fail("divine_intervention_start.by_position", "expected 4 numbers (positions 1..4)")
-    di = [_int(v, f"divine_intervention_start.by_position[{i}]", 0, 8) for i, v in enumerate(di)]
-
-    return YinYangData(
-        source=source, stand_in=stand_in, city_names=names, kingdom_names=knames,
-        capital=names.index(cap_name), kingdom=np.array(kingdom, dtype=np.int8),
-        colour=np.array(colour, dtype=np.int8), pos=np.array(pos, dtype=np.float64),
-        road=mats["road"], river=mats["river"], ocean=mats["ocean"],
-        kpoints=np.array(kpoints, dtype=np.int16), lower=lower,
-        to_values=np.array(vals, dtype=np.int16), goods_per_kind=per_kind, bag_per_kind=bag_per,
-        start_tokens=start, dev_spaces=dev, perimeter=perim, lines=lines,
-        goods_missions=gmis, temple_missions=tmis, di_start=np.array(di, dtype=np.int8))
+    return [_int(v, f"divine_intervention_start.by_position[{i}]", 0, 8) for i, v in enumerate(di)]

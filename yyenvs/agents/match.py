@@ -1,0 +1,118 @@
+"""Matches between agents: batched games, seats alternating, results pairwise.
+
+Used by ``yyenvs play`` (:mod:`yyenvs.play`), ``yyenvs eval`` and the
+evaluations during training (:mod:`training.evaluate`):
+
+* :func:`play_games` plays many games at once, each entrant called once per
+  ply for all the rows where it is to move;
+* :func:`seat_pattern` alternates who starts (A, B, A, B and B, A, B, A with
+  3-4 players);
+* :func:`pair_seeds` gives the games of a pairing their seeds
+  (:func:`yyenvs.core.rng.derive_seeds`, the pairing as the stream);
+* :func:`pairwise_from_scores` turns final scores into wins and draws between
+  entrants (multi-player games: the better placed seat beats the worse one);
+* :func:`play_match` is all of these for two agents.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from yyenvs.core.rng import derive_seeds
+
+
+def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, int]:
+    """Play ``len(seeds)`` games at once; ``seats[g, p]`` is the index into
+    ``agents`` of the entrant in seat ``p`` of game ``g``.
+
+    Returns the (G, P) final scores (the sum of each seat's rewards) and the
+    number of actions played.  Truncated games keep the rewards they got
+    (usually none: a draw).
+    """
+    seats = np.asarray(seats, dtype=np.int64)
+    state = core.init(np.asarray(seeds, dtype=np.uint64))
+    G = state.batch_size
+    scores = np.zeros((G, core.num_players))
+    rows_all = np.arange(G)
+    plies = 0
+    for _ in range(core.max_game_length + 1):
+        live = ~state.done
+        if not live.any():
+            break
+        mask = core.legal_action_mask(state)
+        entrant = seats[rows_all, state.current_player.astype(np.int64)]
+        actions = np.full(G, -1, dtype=np.int64)
+        for e in np.unique(entrant[live]):
+            rows = np.flatnonzero(live & (entrant == e))
+            actions[rows] = agents[e](state.take(rows), mask[rows])
+        core.step(state, actions)
+        scores += state.rewards
+        plies += int((actions >= 0).sum())
+    if not state.done.all():
+        raise RuntimeError(f"{core.name}: games still running after max_game_length="
+                           f"{core.max_game_length} plies")
+    return scores, plies
+
+
+def seat_pattern(a: int, b: int, num_players: int, n_games: int) -> np.ndarray:
+    """(n_games, P) seat assignment alternating who starts: A,B,A,.. then B,A,B,.."""
+    first = np.array([a if p % 2 == 0 else b for p in range(num_players)])
+    second = np.array([b if p % 2 == 0 else a for p in range(num_players)])
+    return np.where((np.arange(n_games) % 2 == 0)[:, None], first[None, :], second[None, :])
+
+
+def pair_stream(i: int, j: int) -> int:
+    """The seed stream of the games between entrants ``i`` and ``j`` (indices below 2**32)."""
+    return (int(i) << 32) | int(j)
+
+
+def pair_seeds(seed: int, i: int, j: int, n_games: int) -> np.ndarray:
+    """The seeds of the ``n_games`` games between entrants ``i`` and ``j`` under master seed ``seed``."""
+    return derive_seeds(seed, pair_stream(i, j), np.arange(n_games, dtype=np.uint64))
+
+
+def pairwise_from_scores(scores: np.ndarray, seats: np.ndarray, n_entrants: int):
+    """Pairwise wins/draws/losses from final scores of multi-seat games.
+
+    Args:
+        scores: (G, P) final score (sum of rewards) of every seat of every game;
+            a higher score is a better placement.
+        seats: (G, P) the entrant index playing each seat.
+
+    Returns ``(wins, draws)``, (n, n) arrays; every pair of seats held by two
+    different entrants counts once.  For two-player games this is the usual
+    win/draw/loss table.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    seats = np.asarray(seats, dtype=np.int64)
+    wins = np.zeros((n_entrants, n_entrants))
+    draws = np.zeros((n_entrants, n_entrants))
+    P = scores.shape[1]
+    for a in range(P):
+        for b in range(a + 1, P):
+            ea, eb = seats[:, a], seats[:, b]
+            diff = ea != eb
+            sa, sb = scores[diff, a], scores[diff, b]
+            ea, eb = ea[diff], eb[diff]
+            np.add.at(wins, (ea[sa > sb], eb[sa > sb]), 1)
+            np.add.at(wins, (eb[sb > sa], ea[sb > sa]), 1)
+            eq = sa == sb
+            np.add.at(draws, (ea[eq], eb[eq]), 1)
+            np.add.at(draws, (eb[eq], ea[eq]), 1)
+    return wins, draws
+
+
+def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
+    """``agent_a`` against ``agent_b`` over ``num_games`` games, seats alternating
+    (``agent_a`` takes seat 0 in even games).
+
+    Returns a dict: ``wins``, ``draws`` and ``losses`` of ``agent_a`` (pairwise
+    over the seats with 3-4 players) and ``plies``, the actions played.  The
+    games are those of pairing (0, 1) of :func:`pair_seeds` under ``seed``.
+    """
+    if core.num_players < 2:
+        raise ValueError(f"play_match needs a game of two or more players; {core.name} has "
+                         f"{core.num_players}")
+    seats = seat_pattern(0, 1, core.num_players, num_games)
+    scores, plies = play_games(core, [agent_a, agent_b], seats, pair_seeds(seed, 0, 1, num_games))
+    w, d = pairwise_from_scores(scores, seats, 2)
+    return {"wins": int(w[0, 1]), "draws": int(d[0, 1]), "losses": int(w[1, 0]), "plies": plies}

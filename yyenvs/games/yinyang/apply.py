@@ -1,0 +1,343 @@
+"""Yin Yang: applying one action, a player's or a chance outcome (``seeds/yinyang.md`` §2-6).
+
+:func:`step_kernel` checks every row, applies the actions, runs the flow
+when a round ends and, with sampled chance, draws each chance event the
+step reaches (with explicit chance the row waits for the outcome instead).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from yyenvs.games.yinyang.chance import draw_outcome
+from yyenvs.games.yinyang.flow import (
+    add_cards,
+    begin_actions,
+    begin_round,
+    divination_throw,
+    end_game,
+    gods_coins_fall,
+    move_turn_order,
+    post_chance,
+    start_divination_turn,
+)
+from yyenvs.games.yinyang.layout import (
+    BESIDE,
+    BOAT,
+    C_DISASTER,
+    C_GOOD,
+    C_TEMPLE,
+    CARRIAGE,
+    CHANCE_PLAYER,
+    COINS,
+    EV_BAG,
+    EV_DIVINATION,
+    EV_GODS,
+    EV_MORTAL_WILL,
+    EV_NONE,
+    EV_REROLL,
+    F_CHANCE,
+    F_CHANCE_N,
+    F_PENDING,
+    F_PHASE,
+    F_SOLO_FLIPPED,
+    F_SOLO_GAINS,
+    F_SPLIT_DONE,
+    F_TURN,
+    FORFEIT_CARDS,
+    G_BAG,
+    G_YIN,
+    GOODS_TILE,
+    L_NONE,
+    L_TEMPLE,
+    LUO_CARDS,
+    O_BAG,
+    O_BOAT,
+    O_CARD,
+    O_COINS,
+    O_DISASTER,
+    O_END,
+    O_FLIP,
+    O_FORFEIT,
+    O_GIFT,
+    O_GODS,
+    O_GOODS,
+    O_MORTAL,
+    O_PLACE,
+    O_REROLL,
+    O_ROAD,
+    O_SOLO,
+    O_SPLIT,
+    O_SWAP,
+    O_TEMPLE,
+    PH_DIVINATION,
+    Q_CARDS,
+    Q_COINS_YANG,
+    Q_COINS_YIN,
+    Q_LUO_BONUS,
+    Q_PAWN,
+    Q_TEMPLES,
+    Q_TILES,
+    Q_TILES_USED,
+    Q_YIN,
+    SWAP_I,
+    SWAP_J,
+    T_STACK,
+    T_TILE_TYPE,
+    T_UPPER_BLOCK,
+    TEMPLE_TILE,
+    TRACK_MAX,
+    Arrays,
+    Tables,
+    kernel,
+    rule,
+)
+from yyenvs.games.yinyang.mask import tile_left
+from yyenvs.games.yinyang.scoring import score_row
+
+
+# -- effects ----------------------------------------------------------------------------------
+@rule
+def spend(players, i, p, t):
+    """Use an unused tile of type t if any (never worse: coins are more flexible), else a coin pair."""
+    if tile_left(players, i, p, t) > 0:
+        players[i, p, Q_TILES_USED + t] += 1
+    elif t == CARRIAGE:
+        players[i, p, Q_COINS_YANG] -= 2
+    elif t == BOAT:
+        players[i, p, Q_COINS_YIN] -= 2
+    else:
+        players[i, p, Q_COINS_YANG] -= 1
+        players[i, p, Q_COINS_YIN] -= 1
+
+
+@rule
+def place_good(st, i, p, g, t):
+    """A good of kind g to Development space t, or beside the board."""
+    if t < BESIDE:
+        st.development[i, p, t] = 1
+    else:
+        st.beside_board[i, p, g] += 1
+
+
+@rule
+def build_temple(st, tb, i, p, c):
+    st.cities[i, c, C_TEMPLE] = p
+    st.players[i, p, Q_TEMPLES] -= 1
+    if tb.solo:  # a temple in the kingdom of the leftmost unflipped solo tile flips it
+        f = st.flow[i, F_SOLO_FLIPPED]
+        if f < st.solo_tiles.shape[1] and st.solo_tiles[i, f] == tb.kingdom[c]:
+            st.flow[i, F_SOLO_FLIPPED] = f + 1
+
+
+# -- one action -----------------------------------------------------------------------------
+@rule
+def apply_action(st, tb, i, a):
+    """Apply player action a (legal) to row i; True when it ends the round (see begin_round)."""
+    off = tb.action_start
+    flow = st.flow
+    players = st.players
+    cities = st.cities
+    taiji = st.taiji
+    turn = flow[i, F_TURN]
+    p = np.int64(st.turn_order[i, turn])
+    if a < off[O_DISASTER]:  # set-up: place the pawn; the placing goes backwards in turn order
+        players[i, p, Q_PAWN] = a - off[O_PLACE]
+        if turn == 0:
+            return True
+        flow[i, F_TURN] = turn - 1
+        st.current_player[i] = st.turn_order[i, turn - 1]
+        return False
+    if a < off[O_SPLIT]:  # Phase One: remove a disaster; the god coins follow
+        cities[i, a - off[O_DISASTER], C_DISASTER] = 0
+        post_chance(flow, i, EV_GODS, COINS)
+        return False
+    here = np.int64(players[i, p, Q_PAWN])
+    if a < off[O_REROLL]:  # Phase Two: interpret the throw as upper u, lower l
+        s = a - off[O_SPLIT]
+        u = s // 8
+        l = s % 8
+        taiji[i, u, T_STACK] -= 1
+        players[i, p, Q_TILES + taiji[i, u, T_TILE_TYPE]] += 1
+        if turn != tb.num_players - 1:  # the last player blocks nobody
+            taiji[i, u, T_UPPER_BLOCK] = 2
+        flow[i, F_SPLIT_DONE] = 1
+        move_turn_order(st, tb, i, p, tb.lower_actions[l, 1])
+        add_cards(players, i, p, tb.lower_actions[l, 2])
+        kind = tb.lower_actions[l, 0]
+        if kind == L_TEMPLE:
+            build_temple(st, tb, i, p, here)
+        elif kind != L_NONE:
+            flow[i, F_PENDING] = kind
+        return False
+    if a == off[O_REROLL]:  # free reroll: no Yin / Yang gain this time
+        post_chance(flow, i, EV_REROLL, COINS)
+        return False
+    if a < off[O_GOODS]:  # move by road or by river / ocean
+        by_road = a < off[O_BOAT]
+        if flow[i, F_PENDING] != 0:  # an immediate action costs nothing
+            flow[i, F_PENDING] = 0
+        else:
+            spend(players, i, p, CARRIAGE if by_road else BOAT)
+        c = a - (off[O_ROAD] if by_road else off[O_BOAT])
+        players[i, p, Q_PAWN] = c
+        if c == tb.capital and players[i, p, Q_LUO_BONUS] == 0:  # once a round
+            players[i, p, Q_LUO_BONUS] = 1
+            add_cards(players, i, p, LUO_CARDS)
+        return False
+    if a < off[O_TEMPLE]:  # take the good of the pawn's city
+        g = np.int64(cities[i, here, C_GOOD])
+        if flow[i, F_PENDING] != 0:
+            flow[i, F_PENDING] = 0
+        else:
+            spend(players, i, p, GOODS_TILE)
+        cities[i, here, C_GOOD] = -1
+        place_good(st, i, p, g, a - off[O_GOODS])
+        return False
+    if a == off[O_TEMPLE]:
+        spend(players, i, p, TEMPLE_TILE)
+        build_temple(st, tb, i, p, here)
+        return False
+    if a < off[O_END]:  # forfeit one action for a card
+        f = a - off[O_FORFEIT]
+        if f < 4:
+            players[i, p, Q_TILES_USED + f] += 1
+        elif f == 4:
+            players[i, p, Q_COINS_YANG] -= 2
+        elif f == 5:
+            players[i, p, Q_COINS_YIN] -= 2
+        else:
+            players[i, p, Q_COINS_YANG] -= 1
+            players[i, p, Q_COINS_YIN] -= 1
+        add_cards(players, i, p, FORFEIT_CARDS)
+        return False
+    if a == off[O_END]:
+        divination = flow[i, F_PHASE] == PH_DIVINATION
+        if not divination:  # unused actions are forfeited, a card each
+            left = (players[i, p, Q_COINS_YANG] + players[i, p, Q_COINS_YIN]) // 2
+            for t in range(4):
+                left += tile_left(players, i, p, t)
+                players[i, p, Q_TILES_USED + t] = players[i, p, Q_TILES + t]
+            players[i, p, Q_COINS_YANG] = 0
+            players[i, p, Q_COINS_YIN] = 0
+            add_cards(players, i, p, left)
+        if turn + 1 < tb.num_players:
+            flow[i, F_TURN] = turn + 1
+            if divination:
+                start_divination_turn(flow, i)
+            else:
+                st.current_player[i] = st.turn_order[i, turn + 1]
+            return False
+        if divination:
+            begin_actions(st, tb, i)
+            return False
+        return True
+    if a < off[O_MORTAL]:  # Gift from the Gods: area * 20 + target
+        s = a - off[O_GIFT]
+        area = s // 20
+        t = s % 20
+        g = tb.development_spaces[t] if t < BESIDE else t - BESIDE
+        players[i, p, Q_YIN + area] = 0
+        st.goods[i, G_YIN + area, g] -= 1
+        place_good(st, i, p, g, min(t, BESIDE))
+        for h in range(4):
+            if st.goods[i, G_BAG, h] > 0:  # the area is refilled from the bag, when not empty
+                post_chance(flow, i, EV_BAG, area)
+                break
+        return False
+    if a < off[O_CARD]:  # Mortal Will: a temple back, the unused coins thrown again
+        cities[i, a - off[O_MORTAL], C_TEMPLE] = -1
+        players[i, p, Q_TEMPLES] += 1
+        n = players[i, p, Q_COINS_YANG] + players[i, p, Q_COINS_YIN]
+        if n > 0:
+            post_chance(flow, i, EV_MORTAL_WILL, np.int64(n))
+        return False
+    if a < off[O_FLIP]:  # one card: +1 Yin / Yang
+        players[i, p, Q_YIN + a - off[O_CARD]] += 1
+        players[i, p, Q_CARDS] -= 1
+        return False
+    if a < off[O_SWAP]:  # two cards: flip a coin
+        players[i, p, Q_CARDS] -= 2
+        if a == off[O_FLIP]:
+            players[i, p, Q_COINS_YANG] -= 1
+            players[i, p, Q_COINS_YIN] += 1
+        else:
+            players[i, p, Q_COINS_YANG] += 1
+            players[i, p, Q_COINS_YIN] -= 1
+        return False
+    if a < off[O_SOLO]:  # three cards: swap the scoring tiles of two lines
+        s = a - off[O_SWAP]
+        x = SWAP_I[s]
+        y = SWAP_J[s]
+        players[i, p, Q_CARDS] -= 3
+        tiles = st.scoring_tiles
+        for q in range(2):
+            tmp = tiles[i, p, x, q]
+            tiles[i, p, x, q] = tiles[i, p, y, q]
+            tiles[i, p, y, q] = tmp
+        return False
+    # solo: a printed turn-order point becomes 2 Yin or 2 Yang
+    w = a - off[O_SOLO]
+    players[i, p, Q_YIN + w] = min(TRACK_MAX, players[i, p, Q_YIN + w] + 2)
+    flow[i, F_SOLO_GAINS] -= 1
+    return False
+
+
+@rule
+def apply_outcome(st, tb, i, a):
+    """Settle row i's pending chance event with outcome action a; the flow goes on."""
+    off = tb.action_start
+    flow = st.flow
+    kind = flow[i, F_CHANCE]
+    n = flow[i, F_CHANCE_N]
+    flow[i, F_CHANCE] = EV_NONE
+    flow[i, F_CHANCE_N] = 0
+    if kind == EV_GODS:
+        o = a - off[O_GODS]
+        gods_coins_fall(st, tb, i, o // 8, o % 8)  # posts the first Divination throw
+        return
+    if kind == EV_BAG:
+        g = a - off[O_BAG]
+        st.goods[i, G_BAG, g] -= 1
+        st.goods[i, G_YIN + n, g] += 1
+    else:
+        k = a - off[O_COINS]
+        if kind == EV_DIVINATION:
+            divination_throw(st, i, k)
+        else:  # EV_REROLL, EV_MORTAL_WILL: the coins lie anew, no gain
+            p = st.turn_order[i, flow[i, F_TURN]]
+            st.players[i, p, Q_COINS_YANG] = k
+            st.players[i, p, Q_COINS_YIN] = n - k
+    st.current_player[i] = st.turn_order[i, flow[i, F_TURN]]
+
+
+@kernel
+def step_kernel(arrays, tables, actions, legal):
+    """Check every row against its ``legal`` mask first (nothing changes on an error: the
+    first bad row), then apply.  The caller computes the mask: with the mask kernel
+    outside, this kernel compiles without it."""
+    st = Arrays(*arrays)
+    tb = Tables(*tables)
+    flow = st.flow
+    B = actions.shape[0]
+    for i in range(B):
+        if actions[i] >= 0 and not legal[i, actions[i]]:
+            return i
+    score = np.zeros(tb.num_players, dtype=np.int64)  # the rules allocate nothing themselves
+    for i in range(B):
+        a = actions[i]
+        st.rewards[i, :] = 0.0  # on a skipped row too (the contract)
+        if a < 0:
+            continue
+        if flow[i, F_CHANCE] != EV_NONE:
+            apply_outcome(st, tb, i, a)  # not a ply: the states of both chance modes stay alike
+        else:
+            if apply_action(st, tb, i, a) and not begin_round(st, tb, i):
+                score_row(st, tb, i, score)
+                end_game(st, tb, i, score)
+            st.ply[i] += 1
+        while flow[i, F_CHANCE] != EV_NONE:
+            if tb.explicit_chance:
+                st.current_player[i] = CHANCE_PLAYER
+                break
+            apply_outcome(st, tb, i, draw_outcome(st, tb, i))
+    return -1

@@ -1,0 +1,122 @@
+"""Yin Yang: a cheap position value for greedy play and search (not part of the rules).
+
+Scores as if the game ended now plus small credits for goods, cards,
+Yin / Yang and partly filled lines; the viewer's value minus the best other
+player's.  Solo: the achievement level first, then the progress towards it.
+Works at any position, chance nodes included.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from yyenvs.games.yinyang.flow import final_reward
+from yyenvs.games.yinyang.layout import (
+    C_DISASTER,
+    C_TEMPLE,
+    F_SOLO_FLIPPED,
+    LINES,
+    Q_CARDS,
+    Q_PAWN,
+    Q_SCORE,
+    Q_YANG,
+    Q_YIN,
+    SOLO_SEAT,
+    SPACES,
+    Arrays,
+    Tables,
+    kernel,
+    rule,
+)
+from yyenvs.games.yinyang.scoring import score_row, solo_level, solo_lines
+
+
+@rule
+def solo_distance(st, tb, i, dist, queue):
+    """Moves from the pawn to a free city of the next solo tile's kingdom (99: none);
+    dist and queue: N int64 each, scratch."""
+    f = st.flow[i, F_SOLO_FLIPPED]
+    if f >= st.solo_tiles.shape[1]:
+        return 0
+    k = st.solo_tiles[i, f]
+    N = tb.num_cities
+    dist[:] = 99
+    a = st.players[i, 0, Q_PAWN]
+    if a < 0:
+        return 99
+    dist[a] = 0
+    queue[0] = a
+    head = 0
+    tail = 1
+    while head < tail:  # breadth first over roads, rivers and ocean
+        x = queue[head]
+        head += 1
+        if tb.kingdom[x] == k and st.cities[i, x, C_TEMPLE] < 0:
+            return dist[x]
+        for y in range(N):
+            if ((tb.road[x, y] or tb.boat[x, y]) and st.cities[i, y, C_DISASTER] == 0
+                    and dist[y] == 99):
+                dist[y] = dist[x] + 1
+                queue[tail] = y
+                tail += 1
+    return 99
+
+
+@rule
+def line_fill(st, tb, i, p, ln):
+    """(spaces filled, spaces) of line ln of player p."""
+    filled = 0
+    total = 0
+    for s in range(SPACES):
+        if tb.line_spaces[ln, s]:
+            total += 1
+            filled += st.development[i, p, s]
+    return filled, total
+
+
+@kernel
+def heuristic_kernel(arrays, tables, seats, out):
+    st = Arrays(*arrays)
+    tb = Tables(*tables)
+    P = tb.num_players
+    pl = st.players
+    score = np.zeros(P, dtype=np.int64)
+    estimate = np.zeros(P, dtype=np.float64)
+    dist = np.zeros(tb.num_cities, dtype=np.int64)
+    queue = np.zeros(tb.num_cities, dtype=np.int64)
+    for i in range(out.shape[0]):
+        v = np.int64(seats[i])
+        if st.terminated[i]:  # the result (not the rewards: a later step may clear them), dominating
+            out[i] = 1000.0 * final_reward(st, tb, i, v)
+            if P == 1:
+                out[i] += pl[i, 0, Q_SCORE]
+            continue
+        score_row(st, tb, i, score)
+        for q in range(P):
+            e = float(score[q])
+            goods = 0
+            for s in range(SPACES):
+                goods += st.development[i, q, s]
+            for g in range(4):
+                goods += st.beside_board[i, q, g]
+            e += 1.0 * goods + 0.3 * pl[i, q, Q_CARDS] + 0.2 * (pl[i, q, Q_YIN] + pl[i, q, Q_YANG])
+            for ln in range(LINES):  # partly filled lines: progress towards their tiles
+                filled, total = line_fill(st, tb, i, q, ln)
+                if filled < total:
+                    e += 1.5 * filled * filled / (total * total) * 3.0
+            estimate[q] = e
+        if P == 1:
+            part = 0.0
+            for ln in range(LINES):
+                if st.scoring_tiles[i, 0, ln, 1]:
+                    filled, total = line_fill(st, tb, i, SOLO_SEAT, ln)
+                    part += filled * filled / (total * total)
+            d = solo_distance(st, tb, i, dist, queue)
+            out[i] = (60.0 * solo_level(st, tb, i) + 15.0 * min(st.flow[i, F_SOLO_FLIPPED], 7)
+                      + 12.0 * min(solo_lines(st, tb, i), 4) + 6.0 * part - 2.0 * min(d, 10)
+                      + estimate[0] * 0.1)
+        else:
+            best = -1e18
+            for q in range(P):
+                if q != v and estimate[q] > best:
+                    best = estimate[q]
+            out[i] = estimate[v] - best

@@ -1,0 +1,162 @@
+"""Yin Yang: the observation (layout in ``seeds/yinyang.md`` §11).
+
+Seen from the viewer's seat, the seats rotated so that the viewer comes
+first; other players' missions are hidden.  The same in both chance modes
+(at a chance node nobody is "to act").
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from yyenvs.games.yinyang.layout import (
+    C_DISASTER,
+    C_GOOD,
+    C_TEMPLE,
+    F_PENDING,
+    F_PHASE,
+    F_ROUND,
+    F_SOLO_FLIPPED,
+    F_SOLO_GAINS,
+    F_SPLIT_DONE,
+    G_BAG,
+    G_YANG,
+    G_YIN,
+    L_BOAT,
+    L_CARRIAGE,
+    L_GOODS,
+    LINES,
+    NUM_KINGDOMS,
+    PH_DIVINATION,
+    Q_CARDS,
+    Q_COINS_YANG,
+    Q_COINS_YIN,
+    Q_GOODS_MISSION,
+    Q_LUO_BONUS,
+    Q_PAWN,
+    Q_TEMPLE_MISSION,
+    Q_TEMPLES,
+    Q_TILES,
+    Q_TILES_USED,
+    Q_TRACK,
+    Q_YANG,
+    Q_YIN,
+    SPACES,
+    T_LOWER_BLOCK,
+    T_STACK,
+    T_TILE_TYPE,
+    T_UPPER_BLOCK,
+    Arrays,
+    Tables,
+    kernel,
+)
+
+SEAT_SIZE = 152 + NUM_KINGDOMS  # per seat block
+
+
+@kernel
+def observe_kernel(arrays, tables, seats, out):
+    st = Arrays(*arrays)
+    tb = Tables(*tables)
+    P = tb.num_players
+    K = NUM_KINGDOMS
+    values = tb.turn_order_values
+    last_space = values.shape[0] - 1
+    flow = st.flow
+    pl = st.players
+    for i in range(out.shape[0]):
+        o = out[i]
+        o[:] = 0.0
+        v = np.int64(seats[i])
+        j = 0
+        r = flow[i, F_ROUND]
+        if 1 <= r <= 5:
+            o[j + r - 1] = 1.0
+        j += 5
+        o[j + flow[i, F_PHASE]] = 1.0
+        j += 5
+        if flow[i, F_PHASE] == PH_DIVINATION and flow[i, F_SPLIT_DONE] == 0:
+            o[j] = 1.0
+        pending = flow[i, F_PENDING]
+        if pending == L_GOODS:
+            o[j + 1] = 1.0
+        elif pending == L_CARRIAGE:
+            o[j + 2] = 1.0
+        elif pending == L_BOAT:
+            o[j + 3] = 1.0
+        o[j + 4] = flow[i, F_SOLO_GAINS] / 4.0
+        o[j + 5] = 1.0 if st.current_player[i] == v else 0.0
+        j += 6
+        # cities
+        for c in range(tb.num_cities):
+            g = st.cities[i, c, C_GOOD]
+            if g >= 0:
+                o[j + g] = 1.0
+            o[j + 4] = st.cities[i, c, C_DISASTER]
+            t = st.cities[i, c, C_TEMPLE]
+            if t >= 0:
+                o[j + 5 + (t - v) % P] = 1.0
+            for q in range(P):
+                if pl[i, q, Q_PAWN] == c:
+                    o[j + 9 + (q - v) % P] = 1.0
+            o[j + 13] = 1.0 if c == tb.capital else 0.0
+            j += 14
+        # Tai Ji board
+        for t in range(8):
+            o[j + st.taiji[i, t, T_TILE_TYPE]] = 1.0
+            o[j + 4] = st.taiji[i, t, T_STACK] / 5.0
+            o[j + 5] = 1.0 if st.taiji[i, t, T_UPPER_BLOCK] == 1 else 0.0
+            o[j + 6] = 1.0 if st.taiji[i, t, T_UPPER_BLOCK] == 2 else 0.0
+            o[j + 7] = st.taiji[i, t, T_LOWER_BLOCK]
+            j += 8
+        for g in range(4):
+            o[j + g] = st.goods[i, G_YIN, g] / 2.0
+            o[j + 4 + g] = st.goods[i, G_YANG, g] / 2.0
+            o[j + 8 + g] = st.goods[i, G_BAG, g] / 6.0
+        j += 12
+        # players, the viewer first; absent seats stay zero
+        for jj in range(4):
+            if jj < P:
+                q = (v + jj) % P
+                o[j] = 1.0
+                o[j + 1] = pl[i, q, Q_YIN] / 8.0
+                o[j + 2] = pl[i, q, Q_YANG] / 8.0
+                o[j + 3] = pl[i, q, Q_TRACK] / last_space
+                o[j + 4] = values[pl[i, q, Q_TRACK]] / max(values[last_space], 1)
+                for rr in range(P):
+                    if st.turn_order[i, rr] == q:
+                        o[j + 5 + rr] = 1.0
+                o[j + 9] = pl[i, q, Q_CARDS] / 8.0
+                o[j + 10] = pl[i, q, Q_TEMPLES] / 13.0
+                for t in range(4):
+                    o[j + 11 + t] = pl[i, q, Q_TILES + t] / 5.0
+                    o[j + 15 + t] = (pl[i, q, Q_TILES + t] - pl[i, q, Q_TILES_USED + t]) / 5.0
+                o[j + 19] = pl[i, q, Q_COINS_YANG] / 6.0
+                o[j + 20] = pl[i, q, Q_COINS_YIN] / 6.0
+                o[j + 21] = pl[i, q, Q_LUO_BONUS]
+                for s in range(SPACES):
+                    o[j + 22 + s] = st.development[i, q, s]
+                for g in range(4):
+                    o[j + 38 + g] = st.beside_board[i, q, g] / 13.0
+                for ln in range(LINES):
+                    o[j + 42 + ln * 10 + st.scoring_tiles[i, q, ln, 0]] = 1.0
+                    o[j + 142 + ln] = st.scoring_tiles[i, q, ln, 1]
+                for c in range(tb.num_cities):
+                    k = tb.kingdom[c]
+                    if st.cities[i, c, C_TEMPLE] == q and k >= 0:
+                        o[j + 152 + k] = min(1.0, o[j + 152 + k] + 0.25)
+            j += SEAT_SIZE
+        # own missions
+        gm = pl[i, v, Q_GOODS_MISSION]
+        if gm >= 0:
+            o[j + gm] = 1.0
+        j += tb.goods_missions.shape[0]
+        tm = pl[i, v, Q_TEMPLE_MISSION]
+        if tm >= 0:
+            o[j + tm] = 1.0
+        j += tb.temple_missions.shape[0]
+        # solo tiles: the kingdom of each, flipped or not
+        if P == 1:
+            for k in range(K):
+                o[j + k * K + st.solo_tiles[i, k]] = 1.0
+                o[j + K * K + k] = 1.0 if k < flow[i, F_SOLO_FLIPPED] else 0.0
+        j += K * K + K

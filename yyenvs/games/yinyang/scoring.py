@@ -1,0 +1,189 @@
+"""Yin Yang: the final scoring and the solo achievement level (``seeds/yinyang.md`` §8-9).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from yyenvs.games.yinyang.layout import (
+    C_TEMPLE,
+    F_SOLO_FLIPPED,
+    LINES,
+    Q_GOODS_MISSION,
+    Q_TEMPLE_MISSION,
+    Q_TRACK,
+    Q_YANG,
+    Q_YIN,
+    S_APPROVAL,
+    S_PERIMETER,
+    S_TEMPLE,
+    S_TURN_ORDER,
+    S_YANG,
+    SOLO_SEAT,
+    SPACES,
+    TRI_SUM,
+    Arrays,
+    Tables,
+    counted_rule,
+    kernel,
+    rule,
+)
+
+
+@rule
+def line_complete(development, line_spaces, i, p, ln):
+    for s in range(SPACES):
+        if line_spaces[ln, s] and development[i, p, s] == 0:
+            return False
+    return True
+
+
+@counted_rule
+def score_row(st, tb, i, out):
+    """The score of every player of row i as if the game ended now, into out[:P]."""
+    P = tb.num_players
+    K = tb.kingdom_points.shape[0]
+    kingdom = tb.kingdom
+    temples = np.zeros((P, K), dtype=np.int64)  # per player and kingdom
+    all_temples = np.zeros(P, dtype=np.int64)  # the capital has none, but keep it general
+    for c in range(kingdom.shape[0]):
+        o = st.cities[i, c, C_TEMPLE]
+        if o >= 0:
+            all_temples[o] += 1
+            if kingdom[c] >= 0:
+                temples[o, kingdom[c]] += 1
+    for p in range(P):
+        out[p] = 0
+    # I. kingdoms: most temples first, second most second; ties share, rounded down
+    for k in range(K):
+        first = 0
+        for p in range(P):
+            first = max(first, temples[p, k])
+        if first == 0:
+            continue
+        n_first = 0
+        for p in range(P):
+            if temples[p, k] == first:
+                n_first += 1
+        if n_first > 1:
+            share = (tb.kingdom_points[k, 0] + tb.kingdom_points[k, 1]) // n_first
+            for p in range(P):
+                if temples[p, k] == first:
+                    out[p] += share
+            continue
+        second = 0
+        for p in range(P):
+            if second < temples[p, k] < first:
+                second = temples[p, k]
+        for p in range(P):
+            if temples[p, k] == first:
+                out[p] += tb.kingdom_points[k, 0]
+                if second == 0:  # alone in the kingdom: both prizes
+                    out[p] += tb.kingdom_points[k, 1]
+        if second > 0:
+            n_second = 0
+            for p in range(P):
+                if temples[p, k] == second:
+                    n_second += 1
+            for p in range(P):
+                if temples[p, k] == second:
+                    out[p] += tb.kingdom_points[k, 1] // n_second
+    owned = np.zeros(4, dtype=np.int64)
+    ranked = np.zeros(K, dtype=np.int64)
+    for p in range(P):
+        for g in range(4):
+            owned[g] = st.beside_board[i, p, g]
+        on_perimeter = 0
+        for s in range(SPACES):
+            if st.development[i, p, s]:
+                owned[tb.development_spaces[s]] += 1
+                if tb.perimeter[s]:
+                    on_perimeter += 1
+        # II. missions
+        gm = st.players[i, p, Q_GOODS_MISSION]
+        if gm >= 0:
+            met = True
+            for g in range(4):
+                if owned[g] < tb.goods_missions[gm, g]:
+                    met = False
+            if met:
+                out[p] += 6
+        tm = st.players[i, p, Q_TEMPLE_MISSION]
+        if tm >= 0:
+            # the largest requirement against the largest own count, and so on
+            for k in range(K):
+                x = temples[p, k]
+                j = k
+                while j > 0 and ranked[j - 1] < x:
+                    ranked[j] = ranked[j - 1]
+                    j -= 1
+                ranked[j] = x
+            met = True
+            for k in range(K):
+                if ranked[k] < tb.temple_missions[tm, k]:
+                    met = False
+            if met:
+                out[p] += 6
+        # III. turn order track
+        track = st.players[i, p, Q_TRACK]
+        out[p] += tb.turn_order_values[track]
+        # IV. development: each complete line scores its tile
+        kingdoms = 0
+        for k in range(K):
+            if temples[p, k] > 0:
+                kingdoms += 1
+        for ln in range(LINES):
+            if not line_complete(st.development, tb.line_spaces, i, p, ln):
+                continue
+            t = st.scoring_tiles[i, p, ln, 0]
+            if t < 4:
+                out[p] += TRI_SUM[min(owned[t], 6)]
+            elif t == S_TEMPLE:
+                out[p] += 3 * (all_temples[p] // 2)
+            elif t == S_TURN_ORDER:
+                out[p] += 3 * (track // 4)
+            elif t == S_PERIMETER:
+                out[p] += 3 * (on_perimeter // 2)
+            elif t == S_APPROVAL:
+                out[p] += 3 * kingdoms
+            elif t == S_YANG:
+                out[p] += 3 * (st.players[i, p, Q_YANG] // 2)
+            else:
+                out[p] += 3 * (st.players[i, p, Q_YIN] // 2)
+
+
+@rule
+def solo_lines(st, tb, i):
+    """Complete lines of the second colour (solo)."""
+    n = 0
+    for ln in range(LINES):
+        if st.scoring_tiles[i, 0, ln, 1] and line_complete(st.development, tb.line_spaces, i, SOLO_SEAT, ln):
+            n += 1
+    return n
+
+
+@rule
+def solo_level(st, tb, i):
+    """0 (lost) or 1 Trainee .. 6 Deity, from the lines and solo tiles now."""
+    lines = solo_lines(st, tb, i)
+    flipped = st.flow[i, F_SOLO_FLIPPED]
+    if lines < 2 or flipped < 4:
+        return 0
+    return (lines - 2) + (flipped - 4) + 1
+
+
+@kernel
+def scores_kernel(arrays, tables, out):
+    """out (B, P) int64: every player's score as if the game ended now."""
+    st = Arrays(*arrays)
+    tb = Tables(*tables)
+    for i in range(out.shape[0]):
+        score_row(st, tb, i, out[i])
+
+
+@kernel
+def solo_level_kernel(arrays, tables, out):
+    """out (B,) int64: the solo level from the state now."""
+    st = Arrays(*arrays)
+    tb = Tables(*tables)
+    for i in range(out.shape[0]):
+        out[i] = solo_level(st, tb, i)
