@@ -25,9 +25,10 @@ Compile time (a cold numba compile costs seconds; see
 * :data:`counted_rule`: a rule that allocates (reference counting on).
 
 Two more habits keep numba from compiling a rule twice: it compiles a rule
-once per Python ``int`` constant it is called with (constants passed to
-rules are ``np.int64`` below), and once per argument type (indices are
-converted to ``np.int64`` where they come from int8 / int16 arrays).
+once per Python ``int`` constant it is called with, even for a variable
+that starts as one (constants passed to rules are ``np.int64`` below), and
+once per argument type (indices read from int8 / int16 arrays are converted
+to ``np.int64``).
 """
 from __future__ import annotations
 
@@ -80,9 +81,7 @@ T_TILE_TYPE, T_STACK, T_UPPER_BLOCK, T_LOWER_BLOCK = range(4)  # upper block: 0 
 # -- goods (B, 4, 4) int8, per goods kind --------------------------------------------------------
 G_BAG, G_YIN, G_YANG, G_OUT = range(4)  # rows: the bag, the Yin area, the Yang area, out of the game
 
-# tile types, lower-trigram actions, scoring tiles
-# numpy int64 where a constant is passed to a rule: numba compiles a rule again for each
-# Python int constant it is called with, once for all int64 values
+# tile types (np.int64: passed to rules, see above), lower-trigram actions, scoring tiles
 CARRIAGE, BOAT, GOODS_TILE, TEMPLE_TILE = (np.int64(t) for t in range(4))
 L_NONE, L_GOODS, L_TEMPLE, L_CARRIAGE, L_BOAT = range(5)
 S_TEMPLE, S_TURN_ORDER, S_PERIMETER, S_APPROVAL, S_YANG, S_YIN = 4, 5, 6, 7, 8, 9  # 0..3: goods kinds

@@ -66,7 +66,7 @@ from yyenvs.games.yinyang.layout import (
 )
 
 
-# -- what a player can do (helpers take the arrays they read: cheaper to compile than the tuples)
+# -- what a player can do ---------------------------------------------------------------------
 @rule
 def tile_left(players, i, p, t):
     """Action tiles of type t that player p has not used this round."""
@@ -130,9 +130,7 @@ def lower_ok(st, tb, i, p, l):
     return True
 
 
-# -- the mask of one row --------------------------------------------------------------------------
-# One exit per rule: numba releases every live array at each return, and the named
-# tuples hold many (that code, repeated per return, was most of the compile time).
+# -- the mask, by phase -------------------------------------------------------------------------
 @rule
 def divination_mask(st, tb, i, p, m):
     """Phase Two before the split: every legal (upper, lower) pair, else the free reroll."""
