@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from yyenvs.bench import hardware  # one hardware line for every benchmark
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,21 +44,6 @@ c.heuristic(s, s.current_player)
 print(time.perf_counter() - t, time.process_time() - cpu)
 """
 
-
-def hardware() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import numba
-    import numpy
-    return (f"{cpu}; {os.cpu_count()} logical cores; Python {platform.python_version()}, "
-            f"numpy {numpy.__version__}, numba {numba.__version__}; {platform.system()} {platform.machine()}")
 
 
 def cold_compile_seconds(game: str, tree: str) -> tuple[float, float]:
