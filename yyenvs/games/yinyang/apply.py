@@ -87,7 +87,6 @@ from yyenvs.games.yinyang.layout import (
     TEMPLE_TILE,
     TRACK_MAX,
     Arrays,
-    Tables,
     kernel,
     rule,
 )
@@ -311,18 +310,19 @@ def apply_outcome(st, tb, i, a):
 
 
 @kernel
-def step_kernel(arrays, tables, actions, legal):
+def step_kernel(arrays, tables, actions, legal, work):
     """Check every row against its ``legal`` mask first (nothing changes on an error: the
     first bad row), then apply.  The caller computes the mask: with the mask kernel
     outside, this kernel compiles without it."""
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     flow = st.flow
     B = actions.shape[0]
     for i in range(B):
         if actions[i] >= 0 and not legal[i, actions[i]]:
             return i
-    score = np.zeros(tb.num_players, dtype=np.int64)  # the rules allocate nothing themselves
+    wk = work[0]
+    score = wk.score
     for i in range(B):
         a = actions[i]
         st.rewards[i, :] = 0.0  # on a skipped row too (the contract)
@@ -332,7 +332,7 @@ def step_kernel(arrays, tables, actions, legal):
             apply_outcome(st, tb, i, a)  # not a ply: the states of both chance modes stay alike
         else:
             if apply_action(st, tb, i, a) and not begin_round(st, tb, i):
-                score_row(st, tb, i, score)
+                score_row(st, tb, i, score, wk)
                 end_game(st, tb, i, score)
             st.ply[i] += 1
         while flow[i, F_CHANCE] != EV_NONE:

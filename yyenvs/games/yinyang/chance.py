@@ -37,7 +37,6 @@ from yyenvs.games.yinyang.layout import (
     O_GODS,
     TRI_OF_CODE,
     Arrays,
-    Tables,
     kernel,
     rule,
 )
@@ -127,7 +126,7 @@ def chance_mask_row(st, tb, i, m):
 def probabilities_kernel(arrays, tables, out):
     """out (B, num_actions) float64, zeroed: each outcome's probability at the chance nodes."""
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     off = tb.action_start
     for i in range(out.shape[0]):
         kind = st.flow[i, F_CHANCE]
@@ -154,7 +153,7 @@ def probabilities_kernel(arrays, tables, out):
 def sample_kernel(arrays, tables, out):
     """out (B,) int64, prefilled -1: an outcome drawn for each chance node (advances its stream)."""
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     for i in range(out.shape[0]):
         if st.flow[i, F_CHANCE] != EV_NONE and not st.terminated[i]:
             out[i] = draw_outcome(st, tb, i)

@@ -106,7 +106,7 @@ class YinYangCore(GameCore):
             perimeter=d.perimeter.copy(), line_spaces=d.lines.copy(),
             goods_missions=i64(d.goods_missions), temple_missions=i64(d.temple_missions),
             cards_at_start=i64(d.di_start))
-        self._tables = tuple(self.tables)  # what the kernels take (see layout)
+        self._tables = L.pack_tables(self.tables)  # what the kernels take (see layout)
         self._names = self._action_names()
 
     # -- naming ------------------------------------------------------------
@@ -181,14 +181,14 @@ class YinYangCore(GameCore):
         s = self._empty(seeds.shape[0])
         s.seed[:] = seeds
         s.rng[:] = hash_u64(seeds, np.uint64(0x59696E59616E67))
-        init_kernel(L.arrays_of(s), self._tables)
+        init_kernel(L.arrays_of(s), self._tables, L.new_work())
         return s
 
     def _step(self, state: YinYangState, actions) -> int:
         arrays = L.arrays_of(state)
         legal = np.empty((state.batch_size, self.num_actions), dtype=bool)
         mask_kernel(arrays, self._tables, legal)
-        return step_kernel(arrays, self._tables, actions, legal)
+        return step_kernel(arrays, self._tables, actions, legal, L.new_work())
 
     def _mask(self, state: YinYangState, out) -> None:
         mask_kernel(L.arrays_of(state), self._tables, out)
@@ -197,7 +197,7 @@ class YinYangCore(GameCore):
         observe_kernel(L.arrays_of(state), self._tables, seats, out)
 
     def _heuristic(self, state: YinYangState, seats, out) -> None:
-        heuristic_kernel(L.arrays_of(state), self._tables, seats, out)
+        heuristic_kernel(L.arrays_of(state), self._tables, seats, out, L.new_work())
 
     def _chance_probabilities(self, state: YinYangState, out) -> None:
         probabilities_kernel(L.arrays_of(state), self._tables, out)
@@ -209,7 +209,7 @@ class YinYangCore(GameCore):
         """(B, P) score of every player as if the game ended now (final score when over)."""
         self.check_state(state)
         out = np.zeros((state.batch_size, self.num_players), dtype=np.int64)
-        scores_kernel(L.arrays_of(state), self._tables, out)
+        scores_kernel(L.arrays_of(state), self._tables, out, L.new_work())
         return out
 
     def solo_level(self, state: YinYangState) -> np.ndarray:

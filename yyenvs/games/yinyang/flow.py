@@ -95,16 +95,15 @@ def move_turn_order(st, tb, i, p, n):
     """Move p's token n spaces (to the end at most), on top of any token there."""
     players = st.players
     flow = st.flow
-    values = tb.turn_order_values
     old = players[i, p, Q_TRACK]
-    new = min(old + n, values.shape[0] - 1)
+    new = min(old + n, tb.num_track_spaces - 1)
     if new == old:
         return
     players[i, p, Q_TRACK] = new
     flow[i, F_ARRIVALS] += 1
     players[i, p, Q_ARRIVAL] = flow[i, F_ARRIVALS]
     if tb.solo:  # each printed point gained is a choice of 2 Yin or 2 Yang
-        gain = values[new] - values[old]
+        gain = tb.turn_order_values[new] - tb.turn_order_values[old]
         if gain > 0:
             flow[i, F_SOLO_GAINS] += gain
 

@@ -23,7 +23,6 @@ from yyenvs.games.yinyang.layout import (
     SOLO_SEAT,
     SPACES,
     Arrays,
-    Tables,
     kernel,
     rule,
 )
@@ -39,7 +38,7 @@ def solo_distance(st, tb, i, dist, queue):
         return 0
     k = st.solo_tiles[i, f]
     N = tb.num_cities
-    dist[:] = 99
+    dist[:N] = 99
     a = st.players[i, 0, Q_PAWN]
     if a < 0:
         return 99
@@ -74,15 +73,14 @@ def line_fill(st, tb, i, p, ln):
 
 
 @kernel
-def heuristic_kernel(arrays, tables, seats, out):
+def heuristic_kernel(arrays, tables, seats, out, work):
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     P = tb.num_players
     pl = st.players
-    score = np.zeros(P, dtype=np.int64)
-    estimate = np.zeros(P, dtype=np.float64)
-    dist = np.zeros(tb.num_cities, dtype=np.int64)
-    queue = np.zeros(tb.num_cities, dtype=np.int64)
+    wk = work[0]
+    score = wk.score
+    estimate = wk.estimate
     for i in range(out.shape[0]):
         v = np.int64(seats[i])
         if st.terminated[i]:  # the result (not the rewards: a later step may clear them), dominating
@@ -90,7 +88,7 @@ def heuristic_kernel(arrays, tables, seats, out):
             if P == 1:
                 out[i] += pl[i, 0, Q_SCORE]
             continue
-        score_row(st, tb, i, score)
+        score_row(st, tb, i, score, wk)
         for q in range(P):
             e = float(score[q])
             goods = 0
@@ -110,7 +108,7 @@ def heuristic_kernel(arrays, tables, seats, out):
                 if st.scoring_tiles[i, 0, ln, 1]:
                     filled, total = line_fill(st, tb, i, SOLO_SEAT, ln)
                     part += filled * filled / (total * total)
-            d = solo_distance(st, tb, i, dist, queue)
+            d = solo_distance(st, tb, i, wk.dist, wk.queue)
             out[i] = (60.0 * solo_level(st, tb, i) + 15.0 * min(st.flow[i, F_SOLO_FLIPPED], 7)
                       + 12.0 * min(solo_lines(st, tb, i), 4) + 6.0 * part - 2.0 * min(d, 10)
                       + estimate[0] * 0.1)

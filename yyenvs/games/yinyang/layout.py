@@ -3,32 +3,34 @@
 Several state arrays pack a few values per row, per player or per city into
 named columns; the constants below name them.  The kernels take the state
 as one named tuple of arrays (:data:`Arrays`, the fields of
-``core.YinYangState``) and the component data as another (:data:`Tables`,
-built once per core).  The core passes them as plain tuples, which numba
-types in C (a named tuple costs microseconds more per call), and each entry
-kernel names them: ``st = Arrays(*arrays)``.
+``core.YinYangState``), passed as a plain tuple (numba types it in C: a
+named tuple costs microseconds more per call) and named in each entry
+kernel: ``st = Arrays(*arrays)``.  The component data and the options are
+one numpy record (:data:`TABLES_DTYPE`, built once per core by
+:func:`pack_tables` from the readable :data:`Tables`), and a kernel's scratch
+space another (:data:`WORK_DTYPE`): numba passes a record as one pointer,
+where a tuple of arrays is unpacked into hundreds of values at every call,
+which made most of the code numba generated.  Record arrays have fixed
+sizes (the data file's limits, ``MAX_*``), so every data file shares one
+compiled kernel; loops run to the counts (``num_cities``, ...), never to a
+record array's shape.
 
 The action space is one flat range cut into blocks; ``Tables.action_start``
 holds the first action of each block, indexed by the ``O_*`` constants.  The
 last three blocks are the chance outcomes, actions only with
 ``chance="explicit"``.
 
-Compile time (a cold numba compile costs seconds; see
-``benchmarks/compile_time.py``) chose the three decorators:
-
-* :data:`kernel`: an entry point that the core calls from Python;
-* :data:`rule`: called by kernels only.  numba builds no Python wrapper for
-  it (for named-tuple arguments the wrapper is bigger than most bodies) and
-  no reference counting (``_nrt=False``): a rule only reads and writes the
-  arrays it is given, never allocates one, so counting is not needed, and
-  for named tuples of arrays it was most of the code numba generated.
-* :data:`counted_rule`: a rule that allocates (reference counting on).
-
-Two more habits keep numba from compiling a rule twice: it compiles a rule
-once per Python ``int`` constant it is called with, even for a variable
-that starts as one (constants passed to rules are ``np.int64`` below), and
-once per argument type (indices read from int8 / int16 arrays are converted
-to ``np.int64``).
+Compile time (a cold numba compile costs seconds; see ``yyenvs bench
+--compile``) chose the decorators: :data:`kernel` is an entry point that the
+core calls from Python, :data:`rule` is called by kernels only (numba builds
+no Python wrapper for it).  Neither counts references (``_nrt=False``): they
+only read and write the arrays they are given and allocate nothing (scratch
+space comes in the work record), and for tuples of arrays the counting was
+most of the code.  Two more habits keep numba from compiling a rule twice:
+it compiles a rule once per Python ``int`` constant it is called with, even
+for a variable that starts as one (constants passed to rules are
+``np.int64`` below), and once per argument type (indices read from int8 /
+int16 arrays are converted to ``np.int64``).
 """
 from __future__ import annotations
 
@@ -37,9 +39,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-kernel = njit(cache=True, no_cfunc_wrapper=True)  # never a first-class function: no C wrapper
+kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)  # never a first-class function: no C wrapper
 rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
-counted_rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=True)
 
 # -- flow (B, FLOW_COLUMNS) int16: where a row stands in the game ---------------------------
 (F_PHASE,         # PH_* below
@@ -135,7 +136,7 @@ Arrays = namedtuple("Arrays", [
     "current_player", "rewards", "terminated", "ply", "rng", "flow", "turn_order", "cities",
     "taiji", "goods", "players", "development", "beside_board", "scoring_tiles", "solo_tiles"])
 
-#: the component data and the options, as the kernels read them
+#: the component data and the options, as the core builds them (exact shapes)
 Tables = namedtuple("Tables", [
     "num_players", "num_cities", "num_actions", "capital",
     "solo",                 # bool: the solo game
@@ -158,6 +159,66 @@ Tables = namedtuple("Tables", [
     "temple_missions",      # (T, 7) temples needed in distinct kingdoms, largest first, 0-padded
     "cards_at_start",       # (4,) cards by turn-order position
 ])
+
+# the data file's limits (``data.py`` refuses larger files): the record arrays' sizes
+MAX_CITIES = 120
+MAX_TRACK_SPACES = 100
+MAX_MISSIONS = 64
+MAX_PLAYERS = 4
+
+#: :data:`Tables` as the kernels read it: one record, arrays padded to the limits, plus the
+#: counts that loops run to (``num_cities``, ``num_track_spaces``, ``num_*_missions``)
+TABLES_DTYPE = np.dtype([
+    ("num_players", np.int64), ("num_cities", np.int64), ("num_actions", np.int64),
+    ("capital", np.int64), ("solo", np.bool_), ("explicit_chance", np.bool_),
+    ("score_reward", np.bool_), ("start_on_all_cities", np.bool_),
+    ("action_start", np.int64, (O_TOTAL + 1,)),
+    ("goods_per_kind", np.int64), ("bag_per_kind", np.int64), ("start_tokens", np.int64, (5,)),
+    ("kingdom", np.int64, (MAX_CITIES,)), ("colour", np.int64, (MAX_CITIES,)),
+    ("road", np.int8, (MAX_CITIES, MAX_CITIES)), ("boat", np.int8, (MAX_CITIES, MAX_CITIES)),
+    ("kingdom_points", np.int64, (NUM_KINGDOMS, 2)), ("lower_actions", np.int64, (8, 3)),
+    ("num_track_spaces", np.int64), ("turn_order_values", np.int64, (MAX_TRACK_SPACES,)),
+    ("development_spaces", np.int64, (SPACES,)), ("perimeter", np.int8, (SPACES,)),
+    ("line_spaces", np.int8, (LINES, SPACES)),
+    ("num_goods_missions", np.int64), ("goods_missions", np.int64, (MAX_MISSIONS, 4)),
+    ("num_temple_missions", np.int64), ("temple_missions", np.int64, (MAX_MISSIONS, NUM_KINGDOMS)),
+    ("cards_at_start", np.int64, (MAX_PLAYERS,)),
+], align=True)
+
+#: a kernel's scratch space (the rules allocate nothing): one record per call
+WORK_DTYPE = np.dtype([
+    ("score", np.int64, (MAX_PLAYERS,)),          # step, heuristic: the scores now
+    ("estimate", np.float64, (MAX_PLAYERS,)),     # heuristic: each player's value
+    ("temples", np.int64, (MAX_PLAYERS, NUM_KINGDOMS)),  # scoring: per player and kingdom
+    ("all_temples", np.int64, (MAX_PLAYERS,)),
+    ("owned", np.int64, (4,)),                    # scoring: goods per kind
+    ("ranked", np.int64, (NUM_KINGDOMS,)),        # scoring: temple counts, largest first
+    ("order", np.int64, (max(MAX_CITIES, MAX_MISSIONS),)),  # set-up: shuffled tokens and cards
+    ("dist", np.int64, (MAX_CITIES,)),            # heuristic: moves to each city
+    ("queue", np.int64, (MAX_CITIES,)),
+], align=True)
+
+
+def pack_tables(t: Tables) -> np.ndarray:
+    """The (1,) :data:`TABLES_DTYPE` array of ``t`` (what the kernels take)."""
+    n, s = t.num_cities, len(t.turn_order_values)
+    m, k = len(t.goods_missions), len(t.temple_missions)
+    if n > MAX_CITIES or s > MAX_TRACK_SPACES or max(m, k) > MAX_MISSIONS:
+        raise ValueError(f"yinyang tables exceed the limits: {n} cities, {s} track spaces, "
+                         f"{m} / {k} missions")
+    rec = np.zeros(1, TABLES_DTYPE)
+    for name in Tables._fields:
+        value = np.asarray(getattr(t, name))
+        rec[name][(0,) + tuple(slice(0, d) for d in value.shape)] = value
+    rec["num_track_spaces"] = s
+    rec["num_goods_missions"] = m
+    rec["num_temple_missions"] = k
+    return rec
+
+
+def new_work() -> np.ndarray:
+    """A (1,) :data:`WORK_DTYPE` array, the scratch space of one kernel call."""
+    return np.zeros(1, WORK_DTYPE)
 
 
 def arrays_of(state) -> tuple:

@@ -60,7 +60,6 @@ from yyenvs.games.yinyang.layout import (
     TRACK_MAX,
     YANG_COUNT,
     Arrays,
-    Tables,
     kernel,
     rule,
 )
@@ -93,8 +92,8 @@ def can_build(cities, players, i, p, c, capital):
 
 
 @rule
-def has_move(cities, i, here, links):
-    for c in range(links.shape[0]):
+def has_move(cities, i, here, links, n):
+    for c in range(n):
         if links[here, c] and cities[i, c, C_DISASTER] == 0:
             return True
     return False
@@ -124,9 +123,9 @@ def lower_ok(st, tb, i, p, l):
     if kind == L_TEMPLE:
         return can_build(cities, st.players, i, p, here, tb.capital)
     if kind == L_CARRIAGE:
-        return has_move(cities, i, here, tb.road)
+        return has_move(cities, i, here, tb.road, tb.num_cities)
     if kind == L_BOAT:
-        return has_move(cities, i, here, tb.boat)
+        return has_move(cities, i, here, tb.boat, tb.num_cities)
     return True
 
 
@@ -235,7 +234,7 @@ def pending_mask(st, tb, i, p, m):
 @kernel
 def mask_kernel(arrays, tables, out):
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     flow = st.flow
     off = tb.action_start
     cities = st.cities

@@ -46,7 +46,6 @@ from yyenvs.games.yinyang.layout import (
     T_TILE_TYPE,
     T_UPPER_BLOCK,
     Arrays,
-    Tables,
     kernel,
 )
 
@@ -56,11 +55,11 @@ SEAT_SIZE = 152 + NUM_KINGDOMS  # per seat block
 @kernel
 def observe_kernel(arrays, tables, seats, out):
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     P = tb.num_players
     K = NUM_KINGDOMS
     values = tb.turn_order_values
-    last_space = values.shape[0] - 1
+    last_space = tb.num_track_spaces - 1
     flow = st.flow
     pl = st.players
     for i in range(out.shape[0]):
@@ -149,11 +148,11 @@ def observe_kernel(arrays, tables, seats, out):
         gm = pl[i, v, Q_GOODS_MISSION]
         if gm >= 0:
             o[j + gm] = 1.0
-        j += tb.goods_missions.shape[0]
+        j += tb.num_goods_missions
         tm = pl[i, v, Q_TEMPLE_MISSION]
         if tm >= 0:
             o[j + tm] = 1.0
-        j += tb.temple_missions.shape[0]
+        j += tb.num_temple_missions
         # solo tiles: the kingdom of each, flipped or not
         if P == 1:
             for k in range(K):

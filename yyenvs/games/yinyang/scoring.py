@@ -8,6 +8,7 @@ from yyenvs.games.yinyang.layout import (
     C_TEMPLE,
     F_SOLO_FLIPPED,
     LINES,
+    NUM_KINGDOMS,
     Q_GOODS_MISSION,
     Q_TEMPLE_MISSION,
     Q_TRACK,
@@ -22,8 +23,6 @@ from yyenvs.games.yinyang.layout import (
     SPACES,
     TRI_SUM,
     Arrays,
-    Tables,
-    counted_rule,
     kernel,
     rule,
 )
@@ -37,15 +36,18 @@ def line_complete(development, line_spaces, i, p, ln):
     return True
 
 
-@counted_rule
-def score_row(st, tb, i, out):
-    """The score of every player of row i as if the game ended now, into out[:P]."""
+@rule
+def score_row(st, tb, i, out, wk):
+    """The score of every player of row i as if the game ended now, into out[:P]
+    (wk: the work record, its temples, all_temples, owned and ranked)."""
     P = tb.num_players
-    K = tb.kingdom_points.shape[0]
+    K = NUM_KINGDOMS
     kingdom = tb.kingdom
-    temples = np.zeros((P, K), dtype=np.int64)  # per player and kingdom
-    all_temples = np.zeros(P, dtype=np.int64)  # the capital has none, but keep it general
-    for c in range(kingdom.shape[0]):
+    temples = wk.temples  # per player and kingdom
+    all_temples = wk.all_temples  # the capital has none, but keep it general
+    temples[:, :] = 0
+    all_temples[:] = 0
+    for c in range(tb.num_cities):
         o = st.cities[i, c, C_TEMPLE]
         if o >= 0:
             all_temples[o] += 1
@@ -87,8 +89,8 @@ def score_row(st, tb, i, out):
             for p in range(P):
                 if temples[p, k] == second:
                     out[p] += tb.kingdom_points[k, 1] // n_second
-    owned = np.zeros(4, dtype=np.int64)
-    ranked = np.zeros(K, dtype=np.int64)
+    owned = wk.owned
+    ranked = wk.ranked
     for p in range(P):
         for g in range(4):
             owned[g] = st.beside_board[i, p, g]
@@ -172,18 +174,19 @@ def solo_level(st, tb, i):
 
 
 @kernel
-def scores_kernel(arrays, tables, out):
+def scores_kernel(arrays, tables, out, work):
     """out (B, P) int64: every player's score as if the game ended now."""
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
+    wk = work[0]
     for i in range(out.shape[0]):
-        score_row(st, tb, i, out[i])
+        score_row(st, tb, i, out[i], wk)
 
 
 @kernel
 def solo_level_kernel(arrays, tables, out):
     """out (B,) int64: the solo level from the state now."""
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     for i in range(out.shape[0]):
         out[i] = solo_level(st, tb, i)

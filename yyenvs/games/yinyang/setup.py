@@ -34,7 +34,6 @@ from yyenvs.games.yinyang.layout import (
     T_UPPER_BLOCK,
     TEMPLES,
     Arrays,
-    Tables,
     kernel,
     rule,
 )
@@ -59,18 +58,18 @@ def shuffled_range(rng, i, tmp, n):
 
 
 @kernel
-def init_kernel(arrays, tables):
+def init_kernel(arrays, tables, work):
     st = Arrays(*arrays)
-    tb = Tables(*tables)
+    tb = tables[0]
     rng = st.rng
     P = tb.num_players
     N = tb.num_cities
-    n_goods_missions = tb.goods_missions.shape[0]
-    n_temple_missions = tb.temple_missions.shape[0]
+    n_goods_missions = tb.num_goods_missions
+    n_temple_missions = tb.num_temple_missions
     n_solo = st.solo_tiles.shape[1]
     n_trigrams = st.taiji.shape[1]  # counts from shapes are int64: shuffle compiles once
     n_lines = st.scoring_tiles.shape[2]
-    tmp = np.zeros(max(N, 64), dtype=np.int64)
+    tmp = work[0].order
     for i in range(rng.shape[0]):
         st.flow[i, :] = 0
         st.turn_order[i, :] = -1
