@@ -110,22 +110,26 @@ def spend(players, i, p, t):
 
 
 @rule
-def place_good(st, i, p, g, t):
+def place_good(development, beside_board, i, p, g, t):
     """A good of kind g to Development space t, or beside the board."""
     if t < BESIDE:
-        st.development[i, p, t] = 1
+        development[i, p, t] = 1
     else:
-        st.beside_board[i, p, g] += 1
+        beside_board[i, p, g] += 1
 
 
 @rule
-def build_temple(st, tb, i, p, c):
-    st.cities[i, c, C_TEMPLE] = p
-    st.players[i, p, Q_TEMPLES] -= 1
-    if tb.solo:  # a temple in the kingdom of the leftmost unflipped solo tile flips it
-        f = st.flow[i, F_SOLO_FLIPPED]
-        if f < st.solo_tiles.shape[1] and st.solo_tiles[i, f] == tb.kingdom[c]:
-            st.flow[i, F_SOLO_FLIPPED] = f + 1
+def build_temple(cities, players, tb, i, p, c):
+    cities[i, c, C_TEMPLE] = p
+    players[i, p, Q_TEMPLES] -= 1
+
+
+@rule
+def flip_solo_tile(flow, solo_tiles, tb, i, c):
+    """Solo: a temple in the kingdom of the leftmost unflipped solo tile flips it."""
+    f = flow[i, F_SOLO_FLIPPED]
+    if f < solo_tiles.shape[1] and solo_tiles[i, f] == tb.kingdom[c]:
+        flow[i, F_SOLO_FLIPPED] = f + 1
 
 
 # -- one action -----------------------------------------------------------------------------
@@ -160,11 +164,13 @@ def apply_action(st, tb, i, a):
         if turn != tb.num_players - 1:  # the last player blocks nobody
             taiji[i, u, T_UPPER_BLOCK] = 2
         flow[i, F_SPLIT_DONE] = 1
-        move_turn_order(st, tb, i, p, tb.lower_actions[l, 1])
+        move_turn_order(players, flow, tb, i, p, tb.lower_actions[l, 1])
         add_cards(players, i, p, tb.lower_actions[l, 2])
         kind = tb.lower_actions[l, 0]
         if kind == L_TEMPLE:
-            build_temple(st, tb, i, p, here)
+            build_temple(cities, players, tb, i, p, here)
+            if tb.solo:
+                flip_solo_tile(flow, st.solo_tiles, tb, i, here)
         elif kind != L_NONE:
             flow[i, F_PENDING] = kind
         return False
@@ -190,11 +196,13 @@ def apply_action(st, tb, i, a):
         else:
             spend(players, i, p, GOODS_TILE)
         cities[i, here, C_GOOD] = -1
-        place_good(st, i, p, g, a - off[O_GOODS])
+        place_good(st.development, st.beside_board, i, p, g, a - off[O_GOODS])
         return False
     if a == off[O_TEMPLE]:
         spend(players, i, p, TEMPLE_TILE)
-        build_temple(st, tb, i, p, here)
+        build_temple(cities, players, tb, i, p, here)
+        if tb.solo:
+            flip_solo_tile(flow, st.solo_tiles, tb, i, here)
         return False
     if a < off[O_END]:  # forfeit one action for a card
         f = a - off[O_FORFEIT]
@@ -227,7 +235,7 @@ def apply_action(st, tb, i, a):
                 st.current_player[i] = st.turn_order[i, turn + 1]
             return False
         if divination:
-            begin_actions(st, tb, i)
+            begin_actions(st.flow, st.players, st.turn_order, st.current_player, tb, i)
             return False
         return True
     if a < off[O_MORTAL]:  # Gift from the Gods: area * 20 + target
@@ -237,7 +245,7 @@ def apply_action(st, tb, i, a):
         g = tb.development_spaces[t] if t < BESIDE else t - BESIDE
         players[i, p, Q_YIN + area] = 0
         st.goods[i, G_YIN + area, g] -= 1
-        place_good(st, i, p, g, min(t, BESIDE))
+        place_good(st.development, st.beside_board, i, p, g, min(t, BESIDE))
         for h in range(4):
             if st.goods[i, G_BAG, h] > 0:  # the area is refilled from the bag, when not empty
                 post_chance(flow, i, EV_BAG, area)
@@ -292,7 +300,7 @@ def apply_outcome(st, tb, i, a):
     flow[i, F_CHANCE_N] = 0
     if kind == EV_GODS:
         o = a - off[O_GODS]
-        gods_coins_fall(st, tb, i, o // 8, o % 8)  # posts the first Divination throw
+        gods_coins_fall(st.flow, st.taiji, st.players, st.turn_order, tb, i, o // 8, o % 8)  # posts the first Divination throw
         return
     if kind == EV_BAG:
         g = a - off[O_BAG]
@@ -301,7 +309,7 @@ def apply_outcome(st, tb, i, a):
     else:
         k = a - off[O_COINS]
         if kind == EV_DIVINATION:
-            divination_throw(st, i, k)
+            divination_throw(st.players, st.turn_order[i, flow[i, F_TURN]], i, k)
         else:  # EV_REROLL, EV_MORTAL_WILL: the coins lie anew, no gain
             p = st.turn_order[i, flow[i, F_TURN]]
             st.players[i, p, Q_COINS_YANG] = k
@@ -331,13 +339,13 @@ def step_kernel(arrays, tables, actions, legal, work):
         if flow[i, F_CHANCE] != EV_NONE:
             apply_outcome(st, tb, i, a)  # not a ply: the states of both chance modes stay alike
         else:
-            if apply_action(st, tb, i, a) and not begin_round(st, tb, i):
-                score_row(st, tb, i, score, wk)
+            if apply_action(st, tb, i, a) and not begin_round(st.flow, st.players, st.taiji, st.turn_order, st.cities, st.current_player, tb, i):
+                score_row(st.cities, st.players, st.development, st.beside_board, st.scoring_tiles, tb, i, score, wk)
                 end_game(st, tb, i, score)
             st.ply[i] += 1
         while flow[i, F_CHANCE] != EV_NONE:
             if tb.explicit_chance:
                 st.current_player[i] = CHANCE_PLAYER
                 break
-            apply_outcome(st, tb, i, draw_outcome(st, tb, i))
+            apply_outcome(st, tb, i, draw_outcome(st.rng, st.flow, st.goods, tb, i))
     return -1

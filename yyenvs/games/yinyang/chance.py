@@ -90,35 +90,35 @@ def draw_from_bag(rng, i, goods):
 
 
 @rule
-def draw_outcome(st, tb, i):
+def draw_outcome(rng, flow, goods, tb, i):
     """The outcome action of row i's pending event, drawn from its stream."""
-    kind = st.flow[i, F_CHANCE]
+    kind = flow[i, F_CHANCE]
     off = tb.action_start
     if kind == EV_GODS:
-        lower = throw_trigram(st.rng, i)
-        upper = throw_trigram(st.rng, i)
+        lower = throw_trigram(rng, i)
+        upper = throw_trigram(rng, i)
         return off[O_GODS] + lower * 8 + upper
     if kind == EV_BAG:
-        return off[O_BAG] + draw_from_bag(st.rng, i, st.goods)
-    return off[O_COINS] + throw_coins(st.rng, i, st.flow[i, F_CHANCE_N])
+        return off[O_BAG] + draw_from_bag(rng, i, goods)
+    return off[O_COINS] + throw_coins(rng, i, flow[i, F_CHANCE_N])
 
 
 # -- what explicit chance shows --------------------------------------------------------------------
 @rule
-def chance_mask_row(st, tb, i, m):
+def chance_mask_row(flow, goods, tb, i, m):
     """The outcomes of row i's pending event that can happen (m is cleared by the caller)."""
     off = tb.action_start
     if m.shape[0] <= off[O_GODS]:
         return  # a sampled core has no outcome actions: an explicit state's chance node has none
-    kind = st.flow[i, F_CHANCE]
+    kind = flow[i, F_CHANCE]
     if kind == EV_GODS:
         for o in range(GODS_OUTCOMES):
             m[off[O_GODS] + o] = True
     elif kind == EV_BAG:
         for g in range(4):
-            m[off[O_BAG] + g] = st.goods[i, G_BAG, g] > 0
+            m[off[O_BAG] + g] = goods[i, G_BAG, g] > 0
     else:
-        for k in range(st.flow[i, F_CHANCE_N] + 1):
+        for k in range(flow[i, F_CHANCE_N] + 1):
             m[off[O_COINS] + k] = True
 
 
@@ -156,5 +156,5 @@ def sample_kernel(arrays, tables, out):
     tb = tables[0]
     for i in range(out.shape[0]):
         if st.flow[i, F_CHANCE] != EV_NONE and not st.terminated[i]:
-            out[i] = draw_outcome(st, tb, i)
+            out[i] = draw_outcome(st.rng, st.flow, st.goods, tb, i)
 

@@ -91,10 +91,8 @@ def start_divination_turn(flow, i):
 
 
 @rule
-def move_turn_order(st, tb, i, p, n):
+def move_turn_order(players, flow, tb, i, p, n):
     """Move p's token n spaces (to the end at most), on top of any token there."""
-    players = st.players
-    flow = st.flow
     old = players[i, p, Q_TRACK]
     new = min(old + n, tb.num_track_spaces - 1)
     if new == old:
@@ -109,10 +107,8 @@ def move_turn_order(st, tb, i, p, n):
 
 
 @rule
-def divination_throw(st, i, k):
-    """The throw gave k Yang faces: the Yin and Yang tracks rise (capped), the coins lie."""
-    players = st.players
-    p = st.turn_order[i, st.flow[i, F_TURN]]
+def divination_throw(players, p, i, k):
+    """Player p's throw gave k Yang faces: the Yin and Yang tracks rise (capped), the coins lie."""
     players[i, p, Q_YIN] = min(TRACK_MAX, players[i, p, Q_YIN] + COINS - k)
     players[i, p, Q_YANG] = min(TRACK_MAX, players[i, p, Q_YANG] + k)
     players[i, p, Q_COINS_YANG] = k
@@ -120,36 +116,31 @@ def divination_throw(st, i, k):
 
 
 @rule
-def gods_coins_fall(st, tb, i, lower, upper):
+def gods_coins_fall(flow, taiji, players, turn_order, tb, i, lower, upper):
     """The god coins show ``lower`` and ``upper``: both are blocked; Divination starts."""
-    flow = st.flow
-    st.taiji[i, lower, T_LOWER_BLOCK] = 1
-    st.taiji[i, upper, T_UPPER_BLOCK] = 1
+    taiji[i, lower, T_LOWER_BLOCK] = 1
+    taiji[i, upper, T_UPPER_BLOCK] = 1
     flow[i, F_GODS_LOWER] = lower
     flow[i, F_GODS_UPPER] = upper
     flow[i, F_PHASE] = PH_DIVINATION
-    compute_order(st.players, st.turn_order, i, tb.num_players)
+    compute_order(players, turn_order, i, tb.num_players)
     flow[i, F_TURN] = 0
     start_divination_turn(flow, i)
 
 
 @rule
-def begin_actions(st, tb, i):
-    flow = st.flow
+def begin_actions(flow, players, turn_order, current_player, tb, i):
     flow[i, F_PHASE] = PH_ACTIONS
     flow[i, F_SPLIT_DONE] = 0
     flow[i, F_PENDING] = 0
-    compute_order(st.players, st.turn_order, i, tb.num_players)
+    compute_order(players, turn_order, i, tb.num_players)
     flow[i, F_TURN] = 0
-    st.current_player[i] = st.turn_order[i, 0]
+    current_player[i] = turn_order[i, 0]
 
 
 @rule
-def begin_round(st, tb, i):
+def begin_round(flow, players, taiji, turn_order, cities, current_player, tb, i):
     """Phase Four of the last round, then a new round; False when five rounds are over."""
-    flow = st.flow
-    players = st.players
-    taiji = st.taiji
     for t in range(8):  # the Gods' Will tokens leave the boards
         taiji[i, t, T_UPPER_BLOCK] = 0
         taiji[i, t, T_LOWER_BLOCK] = 0
@@ -160,25 +151,24 @@ def begin_round(st, tb, i):
         players[i, p, Q_LUO_BONUS] = 0
         for t in range(4):
             players[i, p, Q_TILES_USED + t] = 0
-    compute_order(players, st.turn_order, i, tb.num_players)
+    compute_order(players, turn_order, i, tb.num_players)
     flow[i, F_PHASE] = PH_GODS
     for c in range(tb.num_cities):
-        if st.cities[i, c, C_DISASTER]:  # the first player removes one first
-            st.current_player[i] = st.turn_order[i, 0]
+        if cities[i, c, C_DISASTER]:  # the first player removes one first
+            current_player[i] = turn_order[i, 0]
             return True
     post_chance(flow, i, EV_GODS, COINS)
     return True
 
 
 @rule
-def final_reward(st, tb, i, p):
+def final_reward(players, turn_order, flow, development, scoring_tiles, tb, i, p):
     """Player p's reward for the finished game of row i, from the final scores and turn order:
     the winner (earlier in turn order on a tie) +1, the others -1; reward "score": own score
     minus the best other; solo: the level."""
     P = tb.num_players
-    players = st.players
     if P == 1:
-        return float(solo_level(st, tb, i))
+        return float(solo_level(flow, development, scoring_tiles, tb, i))
     if tb.score_reward:
         others = -1000000
         for q in range(P):
@@ -187,7 +177,7 @@ def final_reward(st, tb, i, p):
         return float(players[i, p, Q_SCORE] - others)
     best = -1
     for r in range(P):
-        q = st.turn_order[i, r]
+        q = turn_order[i, r]
         if best < 0 or players[i, q, Q_SCORE] > players[i, best, Q_SCORE]:
             best = q
     return 1.0 if p == best else -1.0
@@ -202,4 +192,4 @@ def end_game(st, tb, i, score):
         st.players[i, p, Q_SCORE] = score[p]
     compute_order(st.players, st.turn_order, i, tb.num_players)
     for p in range(tb.num_players):
-        st.rewards[i, p] = final_reward(st, tb, i, p)
+        st.rewards[i, p] = final_reward(st.players, st.turn_order, st.flow, st.development, st.scoring_tiles, tb, i, p)

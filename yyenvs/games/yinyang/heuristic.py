@@ -30,16 +30,16 @@ from yyenvs.games.yinyang.scoring import score_row, solo_level, solo_lines
 
 
 @rule
-def solo_distance(st, tb, i, dist, queue):
+def solo_distance(flow, solo_tiles, players, cities, tb, i, dist, queue):
     """Moves from the pawn to a free city of the next solo tile's kingdom (99: none);
     dist and queue: N int64 each, scratch."""
-    f = st.flow[i, F_SOLO_FLIPPED]
-    if f >= st.solo_tiles.shape[1]:
+    f = flow[i, F_SOLO_FLIPPED]
+    if f >= solo_tiles.shape[1]:
         return 0
-    k = st.solo_tiles[i, f]
+    k = solo_tiles[i, f]
     N = tb.num_cities
     dist[:N] = 99
-    a = st.players[i, 0, Q_PAWN]
+    a = players[i, 0, Q_PAWN]
     if a < 0:
         return 99
     dist[a] = 0
@@ -49,10 +49,10 @@ def solo_distance(st, tb, i, dist, queue):
     while head < tail:  # breadth first over roads, rivers and ocean
         x = queue[head]
         head += 1
-        if tb.kingdom[x] == k and st.cities[i, x, C_TEMPLE] < 0:
+        if tb.kingdom[x] == k and cities[i, x, C_TEMPLE] < 0:
             return dist[x]
         for y in range(N):
-            if ((tb.road[x, y] or tb.boat[x, y]) and st.cities[i, y, C_DISASTER] == 0
+            if ((tb.road[x, y] or tb.boat[x, y]) and cities[i, y, C_DISASTER] == 0
                     and dist[y] == 99):
                 dist[y] = dist[x] + 1
                 queue[tail] = y
@@ -61,14 +61,14 @@ def solo_distance(st, tb, i, dist, queue):
 
 
 @rule
-def line_fill(st, tb, i, p, ln):
+def line_fill(development, tb, i, p, ln):
     """(spaces filled, spaces) of line ln of player p."""
     filled = 0
     total = 0
     for s in range(SPACES):
         if tb.line_spaces[ln, s]:
             total += 1
-            filled += st.development[i, p, s]
+            filled += development[i, p, s]
     return filled, total
 
 
@@ -84,11 +84,11 @@ def heuristic_kernel(arrays, tables, seats, out, work):
     for i in range(out.shape[0]):
         v = np.int64(seats[i])
         if st.terminated[i]:  # the result (not the rewards: a later step may clear them), dominating
-            out[i] = 1000.0 * final_reward(st, tb, i, v)
+            out[i] = 1000.0 * final_reward(st.players, st.turn_order, st.flow, st.development, st.scoring_tiles, tb, i, v)
             if P == 1:
                 out[i] += pl[i, 0, Q_SCORE]
             continue
-        score_row(st, tb, i, score, wk)
+        score_row(st.cities, st.players, st.development, st.beside_board, st.scoring_tiles, tb, i, score, wk)
         for q in range(P):
             e = float(score[q])
             goods = 0
@@ -98,7 +98,7 @@ def heuristic_kernel(arrays, tables, seats, out, work):
                 goods += st.beside_board[i, q, g]
             e += 1.0 * goods + 0.3 * pl[i, q, Q_CARDS] + 0.2 * (pl[i, q, Q_YIN] + pl[i, q, Q_YANG])
             for ln in range(LINES):  # partly filled lines: progress towards their tiles
-                filled, total = line_fill(st, tb, i, q, ln)
+                filled, total = line_fill(st.development, tb, i, q, ln)
                 if filled < total:
                     e += 1.5 * filled * filled / (total * total) * 3.0
             estimate[q] = e
@@ -106,11 +106,11 @@ def heuristic_kernel(arrays, tables, seats, out, work):
             part = 0.0
             for ln in range(LINES):
                 if st.scoring_tiles[i, 0, ln, 1]:
-                    filled, total = line_fill(st, tb, i, SOLO_SEAT, ln)
+                    filled, total = line_fill(st.development, tb, i, SOLO_SEAT, ln)
                     part += filled * filled / (total * total)
-            d = solo_distance(st, tb, i, wk.dist, wk.queue)
-            out[i] = (60.0 * solo_level(st, tb, i) + 15.0 * min(st.flow[i, F_SOLO_FLIPPED], 7)
-                      + 12.0 * min(solo_lines(st, tb, i), 4) + 6.0 * part - 2.0 * min(d, 10)
+            d = solo_distance(st.flow, st.solo_tiles, st.players, st.cities, tb, i, wk.dist, wk.queue)
+            out[i] = (60.0 * solo_level(st.flow, st.development, st.scoring_tiles, tb, i) + 15.0 * min(st.flow[i, F_SOLO_FLIPPED], 7)
+                      + 12.0 * min(solo_lines(st.development, st.scoring_tiles, tb, i), 4) + 6.0 * part - 2.0 * min(d, 10)
                       + estimate[0] * 0.1)
         else:
             best = -1e18

@@ -39,8 +39,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False)  # never a first-class function: no C wrapper
-rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
+kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, error_model="numpy")  # never a first-class function: no C wrapper
+rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False, error_model="numpy")
 
 # -- flow (B, FLOW_COLUMNS) int16: where a row stands in the game ---------------------------
 (F_PHASE,         # PH_* below

@@ -111,17 +111,16 @@ def goods_target_ok(development, spaces, i, p, g, t):
 
 
 @rule
-def lower_ok(st, tb, i, p, l):
+def lower_ok(taiji, cities, players, tb, i, p, l):
     """Whether lower trigram l is free and its immediate action can be carried out."""
-    if st.taiji[i, l, T_LOWER_BLOCK] != 0:
+    if taiji[i, l, T_LOWER_BLOCK] != 0:
         return False
     kind = tb.lower_actions[l, 0]
-    cities = st.cities
-    here = np.int64(st.players[i, p, Q_PAWN])
+    here = np.int64(players[i, p, Q_PAWN])
     if kind == L_GOODS:
         return cities[i, here, C_GOOD] >= 0
     if kind == L_TEMPLE:
-        return can_build(cities, st.players, i, p, here, tb.capital)
+        return can_build(cities, players, i, p, here, tb.capital)
     if kind == L_CARRIAGE:
         return has_move(cities, i, here, tb.road, tb.num_cities)
     if kind == L_BOAT:
@@ -131,17 +130,16 @@ def lower_ok(st, tb, i, p, l):
 
 # -- the mask, by phase -------------------------------------------------------------------------
 @rule
-def divination_mask(st, tb, i, p, m):
+def divination_mask(taiji, cities, players, tb, i, p, m):
     """Phase Two before the split: every legal (upper, lower) pair, else the free reroll."""
     off = tb.action_start
-    taiji = st.taiji
-    k = st.players[i, p, Q_COINS_YANG]
+    k = players[i, p, Q_COINS_YANG]
     any_split = False
     for u in range(8):
         if taiji[i, u, T_UPPER_BLOCK] != 0 or taiji[i, u, T_STACK] == 0:
             continue
         for l in range(8):
-            if YANG_COUNT[u] + YANG_COUNT[l] == k and lower_ok(st, tb, i, p, l):
+            if YANG_COUNT[u] + YANG_COUNT[l] == k and lower_ok(taiji, cities, players, tb, i, p, l):
                 m[off[O_SPLIT] + u * 8 + l] = True
                 any_split = True
     if not any_split:
@@ -149,12 +147,9 @@ def divination_mask(st, tb, i, p, m):
 
 
 @rule
-def actions_mask(st, tb, i, p, m):
+def actions_mask(cities, development, players, tb, i, p, m):
     """Phase Three: moves, goods, temple and forfeits with the tiles and coins left."""
     off = tb.action_start
-    cities = st.cities
-    players = st.players
-    development = st.development
     spaces = tb.development_spaces
     N = tb.num_cities
     here = np.int64(players[i, p, Q_PAWN])
@@ -184,21 +179,19 @@ def actions_mask(st, tb, i, p, m):
 
 
 @rule
-def anytime_mask(st, tb, i, p, m):
+def anytime_mask(cities, development, goods, players, tb, i, p, m):
     """The Special Anytime Actions (own turn, Phases Two and Three)."""
     off = tb.action_start
-    players = st.players
-    development = st.development
     spaces = tb.development_spaces
     for area in range(2):
         if players[i, p, Q_YIN + area] == TRACK_MAX:
             for t in range(BESIDE + 4):
                 g = np.int64(spaces[t] if t < BESIDE else t - BESIDE)
-                if st.goods[i, G_YIN + area, g] > 0 and goods_target_ok(development, spaces, i, p, g,
+                if goods[i, G_YIN + area, g] > 0 and goods_target_ok(development, spaces, i, p, g,
                                                                          min(t, BESIDE)):
                     m[off[O_GIFT] + area * 20 + t] = True
     for c in range(tb.num_cities):
-        if st.cities[i, c, C_TEMPLE] == p:
+        if cities[i, c, C_TEMPLE] == p:
             m[off[O_MORTAL] + c] = True
     cards = players[i, p, Q_CARDS]
     if cards >= 1:
@@ -212,16 +205,15 @@ def anytime_mask(st, tb, i, p, m):
 
 
 @rule
-def pending_mask(st, tb, i, p, m):
+def pending_mask(cities, development, flow, players, tb, i, p, m):
     """The target of an immediate action: a Development space, or a city to move to."""
     off = tb.action_start
-    cities = st.cities
-    here = np.int64(st.players[i, p, Q_PAWN])
-    pending = st.flow[i, F_PENDING]
+    here = np.int64(players[i, p, Q_PAWN])
+    pending = flow[i, F_PENDING]
     if pending == L_GOODS:
         g = np.int64(cities[i, here, C_GOOD])
         for t in range(BESIDE + 1):
-            if goods_target_ok(st.development, tb.development_spaces, i, p, g, t):
+            if goods_target_ok(development, tb.development_spaces, i, p, g, t):
                 m[off[O_GOODS] + t] = True
     else:  # a Carriage or Boat move
         links = tb.road if pending == L_CARRIAGE else tb.boat
@@ -246,7 +238,7 @@ def mask_kernel(arrays, tables, out):
         if st.terminated[i]:
             pass
         elif flow[i, F_CHANCE] != EV_NONE:
-            chance_mask_row(st, tb, i, m)
+            chance_mask_row(st.flow, st.goods, tb, i, m)
         elif phase == PH_SETUP:  # a pawn: not the capital, nor a disaster city (solo: any)
             for c in range(tb.num_cities):
                 if c != tb.capital and (cities[i, c, C_DISASTER] == 0 or tb.solo):
@@ -261,12 +253,12 @@ def mask_kernel(arrays, tables, out):
             m[off[O_SOLO]] = True
             m[off[O_SOLO] + 1] = True
         elif flow[i, F_PENDING] != 0:
-            pending_mask(st, tb, i, p, m)
+            pending_mask(st.cities, st.development, st.flow, st.players, tb, i, p, m)
         else:
             if phase != PH_DIVINATION:
-                actions_mask(st, tb, i, p, m)
+                actions_mask(st.cities, st.development, st.players, tb, i, p, m)
             elif flow[i, F_SPLIT_DONE] == 0:
-                divination_mask(st, tb, i, p, m)
+                divination_mask(st.taiji, st.cities, st.players, tb, i, p, m)
             else:
                 m[off[O_END]] = True
-            anytime_mask(st, tb, i, p, m)
+            anytime_mask(st.cities, st.development, st.goods, st.players, tb, i, p, m)

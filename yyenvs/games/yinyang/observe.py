@@ -64,74 +64,80 @@ def observe_kernel(arrays, tables, seats, out):
     pl = st.players
     for i in range(out.shape[0]):
         o = out[i]
+        fl = flow[i]
+        cities = st.cities[i]
+        players = pl[i]
+        taiji = st.taiji[i]
+        goods = st.goods[i]
         o[:] = 0.0
         v = np.int64(seats[i])
         j = 0
-        r = flow[i, F_ROUND]
+        r = fl[F_ROUND]
         if 1 <= r <= 5:
             o[j + r - 1] = 1.0
         j += 5
-        o[j + flow[i, F_PHASE]] = 1.0
+        o[j + fl[F_PHASE]] = 1.0
         j += 5
-        if flow[i, F_PHASE] == PH_DIVINATION and flow[i, F_SPLIT_DONE] == 0:
+        if fl[F_PHASE] == PH_DIVINATION and fl[F_SPLIT_DONE] == 0:
             o[j] = 1.0
-        pending = flow[i, F_PENDING]
+        pending = fl[F_PENDING]
         if pending == L_GOODS:
             o[j + 1] = 1.0
         elif pending == L_CARRIAGE:
             o[j + 2] = 1.0
         elif pending == L_BOAT:
             o[j + 3] = 1.0
-        o[j + 4] = flow[i, F_SOLO_GAINS] / 4.0
+        o[j + 4] = fl[F_SOLO_GAINS] / 4.0
         o[j + 5] = 1.0 if st.current_player[i] == v else 0.0
         j += 6
         # cities
         for c in range(tb.num_cities):
-            g = st.cities[i, c, C_GOOD]
+            g = cities[c, C_GOOD]
             if g >= 0:
                 o[j + g] = 1.0
-            o[j + 4] = st.cities[i, c, C_DISASTER]
-            t = st.cities[i, c, C_TEMPLE]
+            o[j + 4] = cities[c, C_DISASTER]
+            t = cities[c, C_TEMPLE]
             if t >= 0:
                 o[j + 5 + (t - v) % P] = 1.0
             for q in range(P):
-                if pl[i, q, Q_PAWN] == c:
+                if players[q, Q_PAWN] == c:
                     o[j + 9 + (q - v) % P] = 1.0
             o[j + 13] = 1.0 if c == tb.capital else 0.0
             j += 14
         # Tai Ji board
         for t in range(8):
-            o[j + st.taiji[i, t, T_TILE_TYPE]] = 1.0
-            o[j + 4] = st.taiji[i, t, T_STACK] / 5.0
-            o[j + 5] = 1.0 if st.taiji[i, t, T_UPPER_BLOCK] == 1 else 0.0
-            o[j + 6] = 1.0 if st.taiji[i, t, T_UPPER_BLOCK] == 2 else 0.0
-            o[j + 7] = st.taiji[i, t, T_LOWER_BLOCK]
+            o[j + taiji[t, T_TILE_TYPE]] = 1.0
+            o[j + 4] = taiji[t, T_STACK] / 5.0
+            o[j + 5] = 1.0 if taiji[t, T_UPPER_BLOCK] == 1 else 0.0
+            o[j + 6] = 1.0 if taiji[t, T_UPPER_BLOCK] == 2 else 0.0
+            o[j + 7] = taiji[t, T_LOWER_BLOCK]
             j += 8
         for g in range(4):
-            o[j + g] = st.goods[i, G_YIN, g] / 2.0
-            o[j + 4 + g] = st.goods[i, G_YANG, g] / 2.0
-            o[j + 8 + g] = st.goods[i, G_BAG, g] / 6.0
+            o[j + g] = goods[G_YIN, g] / 2.0
+            o[j + 4 + g] = goods[G_YANG, g] / 2.0
+            o[j + 8 + g] = goods[G_BAG, g] / 6.0
         j += 12
         # players, the viewer first; absent seats stay zero
         for jj in range(4):
             if jj < P:
                 q = (v + jj) % P
                 o[j] = 1.0
-                o[j + 1] = pl[i, q, Q_YIN] / 8.0
-                o[j + 2] = pl[i, q, Q_YANG] / 8.0
-                o[j + 3] = pl[i, q, Q_TRACK] / last_space
-                o[j + 4] = values[pl[i, q, Q_TRACK]] / max(values[last_space], 1)
+                me = players[q]
+                o[j + 1] = me[Q_YIN] / 8.0
+                o[j + 2] = me[Q_YANG] / 8.0
+                o[j + 3] = me[Q_TRACK] / last_space
+                o[j + 4] = values[me[Q_TRACK]] / max(values[last_space], 1)
                 for rr in range(P):
                     if st.turn_order[i, rr] == q:
                         o[j + 5 + rr] = 1.0
-                o[j + 9] = pl[i, q, Q_CARDS] / 8.0
-                o[j + 10] = pl[i, q, Q_TEMPLES] / 13.0
+                o[j + 9] = me[Q_CARDS] / 8.0
+                o[j + 10] = me[Q_TEMPLES] / 13.0
                 for t in range(4):
-                    o[j + 11 + t] = pl[i, q, Q_TILES + t] / 5.0
-                    o[j + 15 + t] = (pl[i, q, Q_TILES + t] - pl[i, q, Q_TILES_USED + t]) / 5.0
-                o[j + 19] = pl[i, q, Q_COINS_YANG] / 6.0
-                o[j + 20] = pl[i, q, Q_COINS_YIN] / 6.0
-                o[j + 21] = pl[i, q, Q_LUO_BONUS]
+                    o[j + 11 + t] = me[Q_TILES + t] / 5.0
+                    o[j + 15 + t] = (me[Q_TILES + t] - me[Q_TILES_USED + t]) / 5.0
+                o[j + 19] = me[Q_COINS_YANG] / 6.0
+                o[j + 20] = me[Q_COINS_YIN] / 6.0
+                o[j + 21] = me[Q_LUO_BONUS]
                 for s in range(SPACES):
                     o[j + 22 + s] = st.development[i, q, s]
                 for g in range(4):
@@ -141,15 +147,15 @@ def observe_kernel(arrays, tables, seats, out):
                     o[j + 142 + ln] = st.scoring_tiles[i, q, ln, 1]
                 for c in range(tb.num_cities):
                     k = tb.kingdom[c]
-                    if st.cities[i, c, C_TEMPLE] == q and k >= 0:
+                    if cities[c, C_TEMPLE] == q and k >= 0:
                         o[j + 152 + k] = min(1.0, o[j + 152 + k] + 0.25)
             j += SEAT_SIZE
         # own missions
-        gm = pl[i, v, Q_GOODS_MISSION]
+        gm = players[v, Q_GOODS_MISSION]
         if gm >= 0:
             o[j + gm] = 1.0
         j += tb.num_goods_missions
-        tm = pl[i, v, Q_TEMPLE_MISSION]
+        tm = players[v, Q_TEMPLE_MISSION]
         if tm >= 0:
             o[j + tm] = 1.0
         j += tb.num_temple_missions
@@ -157,5 +163,5 @@ def observe_kernel(arrays, tables, seats, out):
         if P == 1:
             for k in range(K):
                 o[j + k * K + st.solo_tiles[i, k]] = 1.0
-                o[j + K * K + k] = 1.0 if k < flow[i, F_SOLO_FLIPPED] else 0.0
+                o[j + K * K + k] = 1.0 if k < fl[F_SOLO_FLIPPED] else 0.0
         j += K * K + K

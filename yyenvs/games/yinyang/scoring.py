@@ -2,7 +2,6 @@
 """
 from __future__ import annotations
 
-import numpy as np
 
 from yyenvs.games.yinyang.layout import (
     C_TEMPLE,
@@ -37,7 +36,7 @@ def line_complete(development, line_spaces, i, p, ln):
 
 
 @rule
-def score_row(st, tb, i, out, wk):
+def score_row(cities, players, development, beside_board, scoring_tiles, tb, i, out, wk):
     """The score of every player of row i as if the game ended now, into out[:P]
     (wk: the work record, its temples, all_temples, owned and ranked)."""
     P = tb.num_players
@@ -48,7 +47,7 @@ def score_row(st, tb, i, out, wk):
     temples[:, :] = 0
     all_temples[:] = 0
     for c in range(tb.num_cities):
-        o = st.cities[i, c, C_TEMPLE]
+        o = cities[i, c, C_TEMPLE]
         if o >= 0:
             all_temples[o] += 1
             if kingdom[c] >= 0:
@@ -93,15 +92,15 @@ def score_row(st, tb, i, out, wk):
     ranked = wk.ranked
     for p in range(P):
         for g in range(4):
-            owned[g] = st.beside_board[i, p, g]
+            owned[g] = beside_board[i, p, g]
         on_perimeter = 0
         for s in range(SPACES):
-            if st.development[i, p, s]:
+            if development[i, p, s]:
                 owned[tb.development_spaces[s]] += 1
                 if tb.perimeter[s]:
                     on_perimeter += 1
         # II. missions
-        gm = st.players[i, p, Q_GOODS_MISSION]
+        gm = players[i, p, Q_GOODS_MISSION]
         if gm >= 0:
             met = True
             for g in range(4):
@@ -109,7 +108,7 @@ def score_row(st, tb, i, out, wk):
                     met = False
             if met:
                 out[p] += 6
-        tm = st.players[i, p, Q_TEMPLE_MISSION]
+        tm = players[i, p, Q_TEMPLE_MISSION]
         if tm >= 0:
             # the largest requirement against the largest own count, and so on
             for k in range(K):
@@ -126,7 +125,7 @@ def score_row(st, tb, i, out, wk):
             if met:
                 out[p] += 6
         # III. turn order track
-        track = st.players[i, p, Q_TRACK]
+        track = players[i, p, Q_TRACK]
         out[p] += tb.turn_order_values[track]
         # IV. development: each complete line scores its tile
         kingdoms = 0
@@ -134,9 +133,9 @@ def score_row(st, tb, i, out, wk):
             if temples[p, k] > 0:
                 kingdoms += 1
         for ln in range(LINES):
-            if not line_complete(st.development, tb.line_spaces, i, p, ln):
+            if not line_complete(development, tb.line_spaces, i, p, ln):
                 continue
-            t = st.scoring_tiles[i, p, ln, 0]
+            t = scoring_tiles[i, p, ln, 0]
             if t < 4:
                 out[p] += TRI_SUM[min(owned[t], 6)]
             elif t == S_TEMPLE:
@@ -148,26 +147,26 @@ def score_row(st, tb, i, out, wk):
             elif t == S_APPROVAL:
                 out[p] += 3 * kingdoms
             elif t == S_YANG:
-                out[p] += 3 * (st.players[i, p, Q_YANG] // 2)
+                out[p] += 3 * (players[i, p, Q_YANG] // 2)
             else:
-                out[p] += 3 * (st.players[i, p, Q_YIN] // 2)
+                out[p] += 3 * (players[i, p, Q_YIN] // 2)
 
 
 @rule
-def solo_lines(st, tb, i):
+def solo_lines(development, scoring_tiles, tb, i):
     """Complete lines of the second colour (solo)."""
     n = 0
     for ln in range(LINES):
-        if st.scoring_tiles[i, 0, ln, 1] and line_complete(st.development, tb.line_spaces, i, SOLO_SEAT, ln):
+        if scoring_tiles[i, 0, ln, 1] and line_complete(development, tb.line_spaces, i, SOLO_SEAT, ln):
             n += 1
     return n
 
 
 @rule
-def solo_level(st, tb, i):
+def solo_level(flow, development, scoring_tiles, tb, i):
     """0 (lost) or 1 Trainee .. 6 Deity, from the lines and solo tiles now."""
-    lines = solo_lines(st, tb, i)
-    flipped = st.flow[i, F_SOLO_FLIPPED]
+    lines = solo_lines(development, scoring_tiles, tb, i)
+    flipped = flow[i, F_SOLO_FLIPPED]
     if lines < 2 or flipped < 4:
         return 0
     return (lines - 2) + (flipped - 4) + 1
@@ -180,7 +179,7 @@ def scores_kernel(arrays, tables, out, work):
     tb = tables[0]
     wk = work[0]
     for i in range(out.shape[0]):
-        score_row(st, tb, i, out[i], wk)
+        score_row(st.cities, st.players, st.development, st.beside_board, st.scoring_tiles, tb, i, out[i], wk)
 
 
 @kernel
@@ -189,4 +188,4 @@ def solo_level_kernel(arrays, tables, out):
     st = Arrays(*arrays)
     tb = tables[0]
     for i in range(out.shape[0]):
-        out[i] = solo_level(st, tb, i)
+        out[i] = solo_level(st.flow, st.development, st.scoring_tiles, tb, i)
