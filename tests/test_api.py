@@ -88,7 +88,7 @@ def test_registrations(game):
     vec = gym.make_vec(gym_id(game), num_envs=3, vectorization_mode="vector_entry_point")
     obs, info = vec.reset(seed=0)
     assert obs.shape[0] == 3 and vec.action_masks().shape == (3, vec.single_action_space.n)
-    pz = pettingzoo.make("aec", f"yyenvs/{game}-v0")
+    pz = pettingzoo.make("aec", GAMES[game].pettingzoo_id)
     pz.reset(seed=0)
     assert pz.agents == pz.possible_agents
     module = getattr(yyenvs, GAMES[game].pettingzoo_module)

@@ -5,8 +5,10 @@ the seed, every action played, and a digest of what the core showed after
 each step (legal mask, the mover's observation, rewards, flags, player to
 move, heuristic).  Replaying them checks that a change of layout or speed
 changes nothing a user can see.  Only a documented rule fix may change a
-recording; re-record with ``python tests/test_golden.py`` and say why in the
-commit.
+recording, and it comes with a new env version (the game spec's ``version``,
+stored in each file and checked here); re-record with ``python
+tests/test_golden.py`` and say why in the commit and in the spec's version
+history.
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import sys
 import numpy as np
 import pytest
 
-from yyenvs.games import make_core, variants
+from yyenvs.games import game_spec, make_core, variants
 
 GOLDEN_DIR = os.path.join(os.path.dirname(__file__), "golden")
 CASES = variants()
@@ -61,6 +63,7 @@ def test_golden_playthrough_replays(game, options):
     with open(file_name(game, options)) as f:
         golden = json.load(f)
     assert golden["game"] == game and golden["options"] == options
+    assert golden["version"] == game_spec(game).version, "a new env version needs new recordings"
     core = make_core(game, **options)
     for g in golden["games"]:
         state = core.init([g["seed"]])
@@ -75,7 +78,8 @@ def main() -> None:
     os.makedirs(GOLDEN_DIR, exist_ok=True)
     for game, options in CASES:
         core = make_core(game, **options)
-        out = {"game": game, "options": options, "games": [record(core, s) for s in SEEDS]}
+        out = {"game": game, "version": game_spec(game).version, "options": options,
+               "games": [record(core, s) for s in SEEDS]}
         with open(file_name(game, options), "w") as f:
             json.dump(out, f, separators=(",", ":"))
         print(file_name(game, options), [len(g["actions"]) for g in out["games"]], file=sys.stderr)

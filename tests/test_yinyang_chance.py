@@ -262,6 +262,8 @@ def test_divination_throw_outcome_raises_yin_and_yang(k):
 def test_god_coins_outcome_blocks_its_trigrams_then_the_first_throw_waits():
     _, explicit = cores(3)
     e = at_event(3, L.EV_GODS, seed=2)
+    e.players[0, :, L.Q_CARDS] = 0  # no Special Anytime Action: the window before the throw is skipped
+    e.cities[0, :, L.C_TEMPLE] = -1
     lower, upper = 5, 2
     explicit.step(e, [int(explicit.action_start[L.O_GODS] + lower * 8 + upper)])
     assert e.taiji[0, :, L.T_LOWER_BLOCK].tolist() == [int(t == lower) for t in range(8)]

@@ -151,24 +151,3 @@ def test_random_games(P):
             assert final[i, 0] == c.solo_level(s.take([i]))[0]
     if P == 1:
         assert final[:, 0].min() >= 0 and final[:, 0].max() <= 6
-
-
-@pytest.mark.parametrize("P", [2, 4])
-def test_batch_independence(P):
-    c = YinYangCore(num_players=P)
-    seeds = np.arange(24) * 7919 + 5
-    big = c.init(seeds)
-    final = np.zeros_like(big.rewards)
-    while not big.terminated.all():
-        live = ~big.terminated
-        c.step(big, pick(c.legal_action_mask(big), big.seed, big.ply))
-        final[live & big.terminated] = big.rewards[live & big.terminated]
-    for j, sd in enumerate(seeds):
-        one = c.init([sd])
-        while not one.terminated[0]:
-            c.step(one, pick(c.legal_action_mask(one), one.seed, one.ply))
-        row = big.take([j])
-        assert (one.rewards[0] == final[j]).all()
-        for f in ("cities", "players", "development", "beside_board", "scoring_tiles", "goods", "taiji",
-                  "ply", "rng"):
-            assert (getattr(one, f) == getattr(row, f)).all(), f

@@ -30,12 +30,47 @@ def first_legal(c, s):
     return np.flatnonzero(c.legal_action_mask(s)[0])[0]
 
 
+def throw(c, s):
+    """Close the window before the Divination throw: the coins are thrown."""
+    c.step(s, [int(c.action_start[L.O_THROW])])
+
+
 def to_divination(c, seed=0):
-    """A one-row game after set-up and the disaster removal (divination, first player)."""
+    """A one-row game after set-up and the disaster removal (divination, first player), the
+    first player's coins thrown (their window before the throw closed with ``throw``)."""
     s = c.init([seed])
     while s.flow[0, L.F_PHASE] in (L.PH_SETUP, L.PH_GODS):
         c.step(s, [first_legal(c, s)])
+    if s.flow[0, L.F_BEFORE_THROW]:
+        throw(c, s)
+    assert s.flow[0, L.F_BEFORE_THROW] == 0 and s.flow[0, L.F_CHANCE] == L.EV_NONE
     return s
+
+
+def at_gods(c, seed=0):
+    """A one-row game after set-up: Phase One of round 1, the first player to remove a Disaster."""
+    s = c.init([seed])
+    while s.flow[0, L.F_PHASE] == L.PH_SETUP:
+        c.step(s, [first_legal(c, s)])
+    assert s.flow[0, L.F_PHASE] == L.PH_GODS
+    return s
+
+
+def start_divination(c, seed=0, cards=0, yin=0, yang=0):
+    """Round 1 up to the first player's Divination turn, every seat with ``cards`` cards, Yin
+    ``yin``, Yang ``yang`` and no temple on the map (explicit chance: the god coins fall on
+    lower Qian, upper Kun).  Returns the state and the first player."""
+    s = at_gods(c, seed)
+    s.players[0, :, L.Q_CARDS] = cards
+    s.players[0, :, L.Q_YIN] = yin
+    s.players[0, :, L.Q_YANG] = yang
+    s.cities[0, :, L.C_TEMPLE] = -1
+    act(c, s, first_legal(c, s))  # remove a Disaster; the god coins follow
+    if c.explicit_chance:
+        assert s.current_player[0] == L.CHANCE_PLAYER and s.flow[0, L.F_CHANCE] == L.EV_GODS
+        act(c, s, int(c.action_start[L.O_GODS] + 0 * 8 + 7))
+    assert s.flow[0, L.F_PHASE] == L.PH_DIVINATION and s.flow[0, L.F_TURN] == 0
+    return s, int(s.turn_order[0, 0])
 
 
 def clear_board(s):
@@ -90,12 +125,13 @@ def test_setup_per_player_count(P):
         dis = s.cities[i, :, L.C_DISASTER]
         token = (good >= 0) | (dis == 1)
         assert not token[cap]
-        if P <= 2:  # red cities only, 14 tokens: 5 disasters, bronze 2, bone 2, jade 2, silk 3
+        if P <= 2:  # red cities only, 28 tokens: 5 disasters, bronze 6, bone 6, jade 6, silk 5
             assert token[red & (np.arange(c.num_cities) != cap)].all() and not token[~red].any()
-            assert [int((good == g).sum()) for g in range(4)] == [2, 2, 2, 3]
-        else:
-            assert token.sum() == 25
-            assert [int((good == g).sum()) for g in range(4)] == [5, 5, 5, 5]
+            assert token.sum() == 28
+            assert [int((good == g).sum()) for g in range(4)] == [6, 6, 6, 5]
+        else:  # every city but Luo, 49 tokens: 5 disasters, 11 of each good
+            assert token.sum() == 49
+            assert [int((good == g).sum()) for g in range(4)] == [11, 11, 11, 11]
         assert dis.sum() == 5
         g = s.goods[i].astype(int)
         assert g[L.G_YIN].sum() == 2 and g[L.G_YANG].sum() == 2 and g[L.G_BAG].sum() == 20
@@ -149,6 +185,35 @@ def test_solo_pawn_may_start_anywhere_but_luo():
     assert m[:c.num_cities].sum() == c.num_cities - 1 and not m[c.data.capital]
 
 
+def test_default_map_facts_through_the_core():
+    """The default stand-in map (RULES-NOTES "Yin Yang stand-in data"): Luo + 49 cities (28 red,
+    21 blue); 2 players: tokens on the 28 red cities only (5 Disasters, Bronze 6, Bone 6, Jade 6,
+    Silk 5); 4 players: on all 49 (5 Disasters, 11 of each); the "4" side has rows for 4 players only."""
+    c = core(2)
+    d = c.data
+    assert c.num_cities == 50 and d.city_names[d.capital] == "Luoyang"
+    cities = np.arange(c.num_cities) != d.capital
+    red = cities & (d.colour == 0)
+    assert red.sum() == 28 and (cities & (d.colour == 1)).sum() == 21
+    per_kingdom = {k: int((d.kingdom == j).sum()) for j, k in enumerate(d.kingdom_names)}
+    assert per_kingdom == {"Qi": 8, "Qin": 7, "Zhao": 7, "Wei": 7, "Yan": 7, "Chu": 7, "Han": 6}
+    points = {k: c.tables.kingdom_points[j].tolist() for j, k in enumerate(d.kingdom_names)}
+    assert points == {"Qin": [10, 5], "Chu": [10, 5], "Qi": [8, 4], "Zhao": [8, 4], "Wei": [8, 4],
+                      "Yan": [8, 4], "Han": [6, 3]}
+    for P, eligible, goods in ((2, red, [6, 6, 6, 5]), (4, cities, [11, 11, 11, 11])):
+        s = core(P).init(np.arange(10))
+        for i in range(10):
+            good, dis = s.cities[i, :, L.C_GOOD], s.cities[i, :, L.C_DISASTER]
+            assert [int((good == g).sum()) for g in range(4)] == goods and dis.sum() == 5
+            assert not ((good >= 0) & (dis == 1)).any()  # one token per city
+            assert (((good >= 0) | (dis == 1)) == eligible).all()
+    for P in (1, 2, 3):
+        with pytest.raises(OptionError, match="board_side"):
+            YinYangCore(num_players=P, board_side="4")
+    with pytest.raises(OptionError, match="board_side"):
+        YinYangCore(num_players=4, board_side="2-3")
+
+
 # --- Phase One (Example 2) ---------------------------------------------------------
 def test_disaster_removal_and_gods_will():
     c = core(2)
@@ -178,6 +243,11 @@ def test_divination_gain_and_cap():
     s.flow[0, L.F_SPLIT_DONE] = 1  # pretend the first player resolved the split
     act(c, s, int(c.action_start[L.O_END]))
     assert s.current_player[0] == q
+    # q holds cards (+1 Yin / +1 Yang legal): the window before the throw is open, nothing gained yet
+    assert s.flow[0, L.F_BEFORE_THROW] == 1 and int(c.action_start[L.O_THROW]) in legal(c, s)
+    assert s.players[0, q, L.Q_YIN] == 7 and s.players[0, q, L.Q_YANG] == 7
+    throw(c, s)
+    assert s.current_player[0] == q and s.flow[0, L.F_BEFORE_THROW] == 0
     y = s.players[0, q, L.Q_COINS_YANG]
     assert s.players[0, q, L.Q_YANG] == min(8, 7 + y) and s.players[0, q, L.Q_YIN] == min(8, 7 + 6 - y)
 
@@ -264,6 +334,106 @@ def test_free_reroll():
     s.players[0, p, L.Q_COINS_YANG] = 3
     s.players[0, p, L.Q_COINS_YIN] = 3
     assert int(c.action_start[L.O_REROLL]) not in legal(c, s)
+
+
+# --- the window before the Divination throw (RULES-NOTES "Before the Divination throw") ----------
+def split_or_reroll(c, s):
+    """Whether the mask offers the interpretation of a throw: a split or the free reroll."""
+    o = c.action_start
+    return any(o[L.O_SPLIT] <= a <= o[L.O_REROLL] for a in legal(c, s))
+
+
+def test_window_before_the_throw_text_example():
+    """The text's example: at 7 Yang a throw of 2 Yang would end at 8 and lose 1; a card before the
+    throw raises Yang to exactly 8, the Gift from the Gods resets it to 0 and the throw gains in full."""
+    c = core(2, chance="explicit")
+    off = c.action_start
+    assert off[L.O_THROW + 1] - off[L.O_THROW] == 1 and off[L.O_THROW + 1] == off[L.O_GODS]
+    assert c.action_to_string(int(off[L.O_THROW])) == "throw the Divination coins"
+    s, p = start_divination(c, seed=3, cards=2, yin=1, yang=7)
+    assert s.current_player[0] == p and s.flow[0, L.F_BEFORE_THROW] == 1
+    assert s.flow[0, L.F_CHANCE] == L.EV_NONE and s.players[0, p, L.Q_YANG] == 7  # nothing thrown yet
+    assert c.observe(s, s.current_player)[0, 16] == 1  # the observation's "before the throw" flag
+    m = legal(c, s)
+    assert {int(off[L.O_THROW]), int(off[L.O_CARD] + 1)} <= m
+    assert not any(off[L.O_GIFT] <= a < off[L.O_MORTAL] for a in m)  # Yang 7, Yin 1: no Gift yet
+    assert not any(off[L.O_FLIP] <= a < off[L.O_SWAP] for a in m)  # no coin lies before the throw
+    assert not split_or_reroll(c, s)  # nothing to interpret yet
+    act(c, s, int(off[L.O_CARD] + 1))  # +1 Yang: exactly 8
+    assert s.players[0, p, L.Q_YANG] == 8 and s.players[0, p, L.Q_CARDS] == 1
+    m = legal(c, s)
+    targets = sorted(a - off[L.O_GIFT] - 20 for a in m if off[L.O_GIFT] + 20 <= a < off[L.O_MORTAL])
+    assert targets and int(off[L.O_THROW]) in m  # the Gift (Yang area) is offered now
+    assert not any(off[L.O_GIFT] <= a < off[L.O_GIFT] + 20 for a in m)  # Yin area: Yin not at 8
+    area, bag = s.goods[0, L.G_YANG].copy(), s.goods[0, L.G_BAG].copy()
+    t = targets[0]
+    g = int(c.tables.development_spaces[t]) if t < 16 else t - 16
+    act(c, s, int(off[L.O_GIFT] + 20 + t))
+    assert s.players[0, p, L.Q_YANG] == 0 and s.goods[0, L.G_YANG, g] == area[g] - 1
+    assert t < 16 and s.development[0, p, t] == 1  # an empty space of that kind (a fresh board)
+    # the Yang area is refilled from the bag: an explicit chance node, then the window again
+    assert s.current_player[0] == L.CHANCE_PLAYER and s.flow[0, L.F_CHANCE] == L.EV_BAG
+    assert s.flow[0, L.F_CHANCE_N] == 1
+    h = int(np.flatnonzero(bag)[0])
+    act(c, s, int(off[L.O_BAG] + h))
+    assert s.goods[0, L.G_YANG].sum() == area.sum() and s.goods[0, L.G_BAG].sum() == bag.sum() - 1
+    assert s.current_player[0] == p and s.flow[0, L.F_BEFORE_THROW] == 1  # 1 card left: still a choice
+    yin = int(s.players[0, p, L.Q_YIN])
+    throw(c, s)
+    assert s.current_player[0] == L.CHANCE_PLAYER and s.flow[0, L.F_CHANCE] == L.EV_DIVINATION
+    assert s.flow[0, L.F_BEFORE_THROW] == 0
+    assert legal(c, s) == {int(off[L.O_COINS] + k) for k in range(7)}
+    act(c, s, int(off[L.O_COINS] + 2))  # 2 Yang faces: Yang 0 + 2, nothing lost
+    assert s.players[0, p, L.Q_YANG] == 2 and s.players[0, p, L.Q_YIN] == min(8, yin + 4)
+    assert (s.players[0, p, L.Q_COINS_YANG], s.players[0, p, L.Q_COINS_YIN]) == (2, 4)
+    assert s.current_player[0] == p and c.observe(s, s.current_player)[0, 16] == 0
+    assert int(off[L.O_THROW]) not in legal(c, s) and split_or_reroll(c, s)
+
+
+@pytest.mark.parametrize("chance", ["sampled", "explicit"])
+def test_window_before_the_throw_skipped_without_a_choice(chance):
+    """No card, Yin and Yang below 8, no temple on the map: no Special Anytime Action, so no `throw`
+    decision: the coins are thrown at once (explicit chance: the throw is the pending chance node),
+    for the first player (after the god coins) and for the next one (after an end of turn)."""
+    c = core(2, chance=chance)
+    off = c.action_start
+    s, p = start_divination(c, seed=5, cards=0, yin=5, yang=6)
+    for turn, seat in ((0, p), (1, int(s.turn_order[0, 1]))):
+        assert s.flow[0, L.F_TURN] == turn and s.flow[0, L.F_BEFORE_THROW] == 0
+        if c.explicit_chance:
+            assert s.current_player[0] == L.CHANCE_PLAYER and s.flow[0, L.F_CHANCE] == L.EV_DIVINATION
+            assert legal(c, s) == {int(off[L.O_COINS] + k) for k in range(7)}
+            act(c, s, int(off[L.O_COINS] + 4))
+        assert s.current_player[0] == seat and s.flow[0, L.F_CHANCE] == L.EV_NONE
+        k = int(s.players[0, seat, L.Q_COINS_YANG])
+        assert k + s.players[0, seat, L.Q_COINS_YIN] == 6
+        assert s.players[0, seat, L.Q_YANG] == min(8, 6 + k) and s.players[0, seat, L.Q_YIN] == min(8, 5 + 6 - k)
+        assert int(off[L.O_THROW]) not in legal(c, s) and split_or_reroll(c, s)
+        s.flow[0, L.F_SPLIT_DONE] = 1  # pretend the split is resolved
+        if turn == 0:
+            act(c, s, int(off[L.O_END]))
+
+
+@pytest.mark.parametrize("chance", ["sampled", "explicit"])
+def test_window_before_the_throw_closes_by_itself(chance):
+    """The window stays open while some Special Anytime Action is legal and closes by itself after
+    the last one: one card at Yang 6: +1 Yang (7), then the throw comes without a `throw` action."""
+    c = core(2, chance=chance)
+    off = c.action_start
+    s, p = start_divination(c, seed=6, cards=1, yin=2, yang=6)
+    assert s.current_player[0] == p and s.flow[0, L.F_BEFORE_THROW] == 1
+    assert legal(c, s) == {int(off[L.O_THROW]), int(off[L.O_CARD]), int(off[L.O_CARD] + 1)}
+    act(c, s, int(off[L.O_CARD] + 1))
+    assert s.flow[0, L.F_BEFORE_THROW] == 0 and s.players[0, p, L.Q_CARDS] == 0
+    if c.explicit_chance:
+        assert s.current_player[0] == L.CHANCE_PLAYER and s.flow[0, L.F_CHANCE] == L.EV_DIVINATION
+        act(c, s, int(off[L.O_COINS] + 3))
+        assert (s.players[0, p, L.Q_COINS_YANG], s.players[0, p, L.Q_COINS_YIN]) == (3, 3)
+    assert s.current_player[0] == p and s.flow[0, L.F_CHANCE] == L.EV_NONE
+    k = int(s.players[0, p, L.Q_COINS_YANG])
+    assert k + s.players[0, p, L.Q_COINS_YIN] == 6
+    assert s.players[0, p, L.Q_YANG] == min(8, 7 + k) and s.players[0, p, L.Q_YIN] == min(8, 2 + 6 - k)
+    assert int(off[L.O_THROW]) not in legal(c, s) and split_or_reroll(c, s)
 
 
 # --- Phase Three (Examples 6-9) ----------------------------------------------------------
@@ -489,7 +659,7 @@ def kingdom_points(c, s):
 
 def test_kingdom_scoring_text_example():
     c, s = scoring_state(4)
-    # Example 14: Qi has 3 cities in the stand-in map; use Qin (10/5, 4 cities) for 3-2 splits
+    # Example 14 with other points: Qin (10/5); the text's own Qi example: test_kingdom_scoring_qi_example_on_the_map
     put_temples(c, s, 0, "Qin", 2)
     put_temples(c, s, 1, "Qin", 1)
     put_temples(c, s, 2, "Qin", 1)
@@ -497,6 +667,21 @@ def test_kingdom_scoring_text_example():
     c, s = scoring_state(3)
     put_temples(c, s, 0, "Qi", 3)  # the only player in Qi: first + second = 12
     assert kingdom_points(c, s) == [12, 0, 0]
+
+
+def test_kingdom_scoring_qi_example_on_the_map():
+    """The text's Qi example itself (Qi 8 / 4, 8 cities, one temple per city): temples 4, 2 and 2
+    score 8 for the first and the second prize 4 shared by the two tied, rounded down: 2 each."""
+    c, s = scoring_state(3)
+    qi = c.data.kingdom_names.index("Qi")
+    assert (c.data.kingdom == qi).sum() == 8 and c.tables.kingdom_points[qi].tolist() == [8, 4]
+    assert kingdom_points(c, s) == [0, 0, 0]  # without the temples nothing scores: the rest is isolated
+    put_temples(c, s, 0, "Qi", 4)
+    put_temples(c, s, 1, "Qi", 2)
+    put_temples(c, s, 2, "Qi", 2)
+    assert sorted(s.cities[0, c.data.kingdom == qi, L.C_TEMPLE].tolist()) == [0, 0, 0, 0, 1, 1, 2, 2]
+    assert (s.cities[0, c.data.kingdom != qi, L.C_TEMPLE] == -1).all()
+    assert kingdom_points(c, s) == [8, 2, 2]
 
 
 def test_kingdom_scoring_ties():
@@ -524,7 +709,7 @@ def test_mission_scoring():
     for k, n in (("Qin", 2), ("Zhao", 2), ("Yan", 2), ("Qi", 1)):
         put_temples(c, s, 1, k, n)
     sc = c.scores(s)[0]
-    temples1 = 15 + 15 + 15 + 12  # sole player in four kingdoms: first + second
+    temples1 = (10 + 5) + (8 + 4) + (8 + 4) + (8 + 4)  # sole player in Qin, Zhao, Yan, Qi: first + second
     assert sc[0] == 6  # Example 16: goods mission met
     assert sc[1] == temples1 + 6
     s.beside_board[0, 0, 1] = 0
@@ -550,7 +735,7 @@ def test_development_scoring_text_example():
     s.players[0, 0, L.Q_YANG] = 7
     for k in ("Qin", "Zhao", "Han"):
         put_temples(c, s, 0, k, 1)
-    kp = 10 + 5 + 10 + 5 + 8 + 4  # alone in three kingdoms
+    kp = (10 + 5) + (8 + 4) + (6 + 3)  # alone in Qin, Zhao and Han: first + second
     assert c.scores(s)[0][0] == kp + 15 + 9 + 9
     # the other tiles
     for tile, expect in ((4, 3 * (3 // 2)), (5, 0), (6, 3 * (8 // 2)), (9, 0), (0, 6), (1, 6), (2, 6)):
@@ -692,7 +877,7 @@ def base():
     (lambda r: r.pop("links"), "links"),
     (lambda r: r["cities"]["list"][3].pop("kingdom"), "cities.list[3].kingdom"),
     (lambda r: r["kingdoms"]["list"][0].__setitem__("points", [10, "5"]), "kingdoms.list[0].points[1]"),
-    (lambda r: r["links"]["road"].append(["Luoyang", "Atlantis"]), "links.road[35][1]"),
+    (lambda r: r["links"]["road"].append(["Luoyang", "Atlantis"]), "links.road[74][1]"),  # 74 roads before it
     (lambda r: r["turn_order_track"].__setitem__("values", "many"), "turn_order_track.values"),
     (lambda r: r["lower_divination"]["actions"]["Kan"].__setitem__("action", "fly"),
      "lower_divination.actions.Kan.action"),
@@ -753,3 +938,23 @@ def test_render_and_observation_shapes():
         assert o.shape == (1,) + c.observation_shape and o.dtype == np.float32
         assert c.observation_shape == core(2).observation_shape
         assert 0 <= o.min() and o.max() <= 1
+
+
+def test_no_mortal_will_before_the_throw():
+    """Mortal Will comes only after the throw's gain (the text): a player whose only anytime action
+    would be Mortal Will gets no window; once the coins lie, returning the temple is offered."""
+    c = core(2)
+    off = c.action_start
+    s = at_gods(c, seed=3)
+    p = int(s.turn_order[0, 0])
+    s.players[0, :, L.Q_CARDS] = 0
+    s.players[0, :, L.Q_YIN] = 1
+    s.players[0, :, L.Q_YANG] = 1
+    s.cities[0, :, L.C_TEMPLE] = -1
+    jimo = city(c, "Jimo")
+    s.cities[0, jimo, L.C_TEMPLE] = p
+    act(c, s, first_legal(c, s))  # remove a Disaster: the god coins, then p's Divination turn
+    assert s.flow[0, L.F_PHASE] == L.PH_DIVINATION and s.current_player[0] == p
+    assert s.flow[0, L.F_BEFORE_THROW] == 0, "a window with Mortal Will as its only choice"
+    assert s.players[0, p, L.Q_COINS_YANG] + s.players[0, p, L.Q_COINS_YIN] == 6  # thrown
+    assert int(off[L.O_MORTAL] + jimo) in legal(c, s) and int(off[L.O_THROW]) not in legal(c, s)

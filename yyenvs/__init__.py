@@ -2,7 +2,7 @@
 
 ``import yyenvs`` registers ``gym.make("yyenvs/Yoxii-v0")`` (and Koi, YinYang)
 and the PettingZoo ids ``yyenvs/yoxii-v0`` etc.  The PettingZoo modules are
-``yyenvs.yoxii_v0``, ``yyenvs.koi_v0`` and ``yyenvs.yinyang_v0``.
+``yyenvs.yoxii_v0``, ``yyenvs.koi_v0`` and ``yyenvs.yinyang_v1``.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from yyenvs.games import GAMES, game_spec, make_core
 
 __version__ = "0.1.0"
 __all__ = ["BatchState", "CHANCE_PLAYER", "GAMES", "GameCore", "GameSpec", "IllegalActionError", "OpponentError",
-           "Option", "OptionError", "game_spec", "make_core", "yoxii_v0", "koi_v0", "yinyang_v0"]
+           "Option", "OptionError", "game_spec", "make_core", "yoxii_v0", "koi_v0", "yinyang_v1"]
 
 register_all()
 

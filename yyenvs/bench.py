@@ -5,7 +5,8 @@ of finished games) on each game's batched core at several batch sizes, then
 one game through the PettingZoo AEC API, then PettingZoo's classic
 ``connect_four_v3`` through the same AEC loop as the reference.  Each figure
 is the median of ``--repeats`` timed windows.  ``--compile`` also times the
-numba compile cost in fresh subprocesses (empty cache vs warm cache).
+numba compile cost in fresh subprocesses: empty cache (median of repeats, ratio
+to Yoxii's) and warm cache.
 """
 from __future__ import annotations
 
@@ -90,25 +91,55 @@ def median_of(fn, repeats: int):
     return statistics.median(r if np.isscalar(r) else r[0] for r in results), results[-1]
 
 
-def compile_times(game: str, options: dict) -> tuple[float, float]:
-    """Seconds for import + first init/mask/observe/step in a fresh process: cold cache, warm cache."""
-    code = (
-        "import time; t=time.perf_counter()\n"
-        "import numpy as np\n"
-        "from yyenvs.games import make_core\n"
-        f"c = make_core({game!r}, **{options!r}); s = c.init(np.arange(2, dtype=np.uint64))\n"
-        "m = c.legal_action_mask(s); c.observe(s, s.current_player); c.heuristic(s, s.current_player)\n"
-        "c.step(s, np.argmax(m, 1))\n"
-        "print(time.perf_counter() - t)\n")
-    out = []
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        for _ in range(2):
-            r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError(r.stderr)
-            out.append(float(r.stdout.strip().splitlines()[-1]))
-    return out[0], out[1]
+COMPILE_CHILD = """
+import time
+import numpy as np
+import numba
+wall, cpu = time.perf_counter(), time.process_time()
+from yyenvs.games import make_core
+c = make_core({game!r})
+s = c.init(np.arange(2, dtype=np.uint64))
+m = c.legal_action_mask(s)
+c.observe(s, s.current_player)
+c.heuristic(s, s.current_player)
+c.step(s, np.argmax(m, 1))
+print(time.perf_counter() - wall, time.process_time() - cpu)
+"""
+
+
+def compile_seconds(game: str, cache: str) -> tuple[float, float]:
+    """(wall, CPU) seconds of building ``game``'s core at its default options and the first call of
+    each kernel, in a fresh process with numba's cache in ``cache`` (serial kernels; importing numpy
+    and numba is not timed)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "YYENVS_PARALLEL": "0"}
+    r = subprocess.run([sys.executable, "-c", COMPILE_CHILD.format(game=game)], env=env, cwd=cache,
+                       capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise RuntimeError(f"{game}: {r.stderr[-2000:]}")
+    wall, cpu = r.stdout.strip().splitlines()[-1].split()
+    return float(wall), float(cpu)
+
+
+def print_compile_times(games: list[str], repeats: int) -> None:
+    """Cold compiles (an empty cache each time), the games alternating within each repeat so that the
+    machine's load hits them alike; medians, and each game's ratio to Yoxii's; then one warm start."""
+    games = list(dict.fromkeys(["yoxii"] + games))  # Yoxii is the yardstick
+    print(f"\ncompile: first init / mask / observe / heuristic / step at default options, fresh process, "
+          f"serial kernels; median of {repeats} cold starts (CPU time is steadier on a shared machine)")
+    cold = {g: [] for g in games}
+    for _ in range(repeats):
+        for g in games:
+            with tempfile.TemporaryDirectory(prefix="numba_cold_") as cache:
+                cold[g].append(compile_seconds(g, cache))
+    median = {g: [statistics.median(x[k] for x in cold[g]) for k in (0, 1)] for g in games}
+    base = median["yoxii"]
+    for g in games:
+        with tempfile.TemporaryDirectory(prefix="numba_warm_") as cache:
+            compile_seconds(g, cache)
+            warm = compile_seconds(g, cache)
+        (w, c), ratios = median[g], [x[1] / y[1] for x, y in zip(cold[g], cold["yoxii"])]
+        print(f"{g:<34}cold {w:6.1f}s wall, {c:6.1f}s CPU ({c / base[1]:.2f}x Yoxii; per repeat "
+              f"{', '.join(f'{r:.2f}' for r in ratios)}); warm cache {warm[0]:.1f}s")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batches", nargs="+", type=batch_int, default=[1, 64, 1024, 4096])
     parser.add_argument("--seconds", type=positive_float, default=0.5, help="length of one timed window")
     parser.add_argument("--repeats", type=positive_int, default=5, help="timed windows per figure (median)")
-    parser.add_argument("--compile", action="store_true", help="also time numba compilation (cold/warm)")
+    parser.add_argument("--compile", action="store_true",
+                        help="also time numba compilation per game: empty cache (and its ratio to Yoxii's), warm cache")
+    parser.add_argument("--compile-repeats", type=positive_int, default=3, help="cold compiles per game (median)")
     parser.add_argument("--parallel", action="store_true",
                         help="also measure forced serial and forced parallel kernels at large batches "
                              "(the default 'auto' picks the faster as it goes)")
@@ -160,10 +193,8 @@ def main(argv: list[str] | None = None) -> int:
             aec_steps_per_second(env, 0.05)
             sps, _ = median_of(lambda: aec_steps_per_second(env, args.seconds), args.repeats)
             print(f"{label:<34}{'AEC':<15}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
-            if args.compile:
-                cold, warm = compile_times(game, options)
-                print(f"{label:<34}compile: first call {cold:.1f}s with an empty numba cache, "
-                      f"{warm:.1f}s with a warm cache")
+    if args.compile:
+        print_compile_times(games, args.compile_repeats)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak resident memory of this process: {peak:,.0f} MiB")
     return 0

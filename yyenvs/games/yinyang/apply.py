@@ -19,6 +19,7 @@ from yyenvs.games.yinyang.flow import (
     move_turn_order,
     post_chance,
     start_divination_turn,
+    throw_divination_coins,
 )
 from yyenvs.games.yinyang.layout import (
     BESIDE,
@@ -35,6 +36,7 @@ from yyenvs.games.yinyang.layout import (
     EV_MORTAL_WILL,
     EV_NONE,
     EV_REROLL,
+    F_BEFORE_THROW,
     F_CHANCE,
     F_CHANCE_N,
     F_PENDING,
@@ -69,6 +71,7 @@ from yyenvs.games.yinyang.layout import (
     O_SPLIT,
     O_SWAP,
     O_TEMPLE,
+    O_THROW,
     PH_DIVINATION,
     Q_CARDS,
     Q_COINS_YANG,
@@ -90,7 +93,7 @@ from yyenvs.games.yinyang.layout import (
     kernel,
     rule,
 )
-from yyenvs.games.yinyang.mask import tile_left
+from yyenvs.games.yinyang.mask import anytime_mask, tile_left
 from yyenvs.games.yinyang.scoring import score_row
 
 
@@ -282,6 +285,9 @@ def apply_action(st, tb, i, a):
             tiles[i, p, x, q] = tiles[i, p, y, q]
             tiles[i, p, y, q] = tmp
         return False
+    if a == off[O_THROW]:  # the window before the Divination throw closes
+        throw_divination_coins(flow, i)
+        return False
     # solo: a printed turn-order point becomes 2 Yin or 2 Yang
     w = a - off[O_SOLO]
     players[i, p, Q_YIN + w] = min(TRACK_MAX, players[i, p, Q_YIN + w] + 2)
@@ -317,6 +323,24 @@ def apply_outcome(st, tb, i, a):
     st.current_player[i] = st.turn_order[i, flow[i, F_TURN]]
 
 
+@rule
+def throw_unless_choice(st, tb, i, m):
+    """The window before a Divination throw stays open while the player has a Special
+    Anytime Action (``seeds/yinyang.md`` §4, step 0); otherwise the coins are thrown at once,
+    so no decision is asked where there is no choice.  m: a mask row, scratch."""
+    flow = st.flow
+    if flow[i, F_PHASE] != PH_DIVINATION or flow[i, F_BEFORE_THROW] == 0 or flow[i, F_CHANCE] != EV_NONE:
+        return
+    p = np.int64(st.turn_order[i, flow[i, F_TURN]])
+    m[:] = False
+    anytime_mask(st.cities, st.development, st.goods, st.players, tb, i, p, flow[i, F_BEFORE_THROW] != 0, m)
+    for a in range(m.shape[0]):
+        if m[a]:
+            st.current_player[i] = p
+            return
+    throw_divination_coins(flow, i)
+
+
 @kernel
 def step_kernel(arrays, tables, actions, legal, work):
     """Check every row against its ``legal`` mask first (nothing changes on an error: the
@@ -343,7 +367,10 @@ def step_kernel(arrays, tables, actions, legal, work):
                 score_row(st.cities, st.players, st.development, st.beside_board, st.scoring_tiles, tb, i, score, wk)
                 end_game(st, tb, i, score)
             st.ply[i] += 1
-        while flow[i, F_CHANCE] != EV_NONE:
+        while True:  # the flow runs on to the next decision, drawing chance on the way
+            throw_unless_choice(st, tb, i, legal[i])  # row i's mask is spent: scratch now
+            if flow[i, F_CHANCE] == EV_NONE:
+                break
             if tb.explicit_chance:
                 st.current_player[i] = CHANCE_PLAYER
                 break

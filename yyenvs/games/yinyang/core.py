@@ -87,7 +87,7 @@ class YinYangCore(GameCore):
         self.num_cities = N = d.num_cities
         self.action_start = off = L.action_offsets(N)
         self.num_actions = int(off[L.O_TOTAL] if self.explicit_chance else off[L.O_GODS])
-        self.observation_shape = (16 + 14 * N + 8 * 8 + 12 + 4 * (152 + 7) + len(d.goods_missions)
+        self.observation_shape = (17 + 14 * N + 8 * 8 + 12 + 4 * (152 + 7) + len(d.goods_missions)
                                   + len(d.temple_missions) + 7 * 7 + 7,)
         # a chance node follows a player's step at most twice in a row (god coins, then a throw)
         self.max_game_length = 4000 * (3 if self.explicit_chance else 1)
@@ -131,6 +131,7 @@ class YinYangCore(GameCore):
         names += ["card: +1 Yin", "card: +1 Yang", "cards: flip a Yang coin", "cards: flip a Yin coin"]
         names += [f"cards: swap scoring tiles of lines {i} and {j}" for i, j in zip(L.SWAP_I, L.SWAP_J)]
         names += ["solo: 2 Yin", "solo: 2 Yang"]
+        names += ["throw the Divination coins"]
         names += [f"chance: god coins block lower {TRIGRAMS[lo]}, upper {TRIGRAMS[up]}"
                   for lo in range(8) for up in range(8)]
         names += [f"chance: {k} Yang face{'' if k == 1 else 's'}" for k in range(L.COIN_OUTCOMES)]
@@ -156,7 +157,8 @@ class YinYangCore(GameCore):
                 ("mortal will: return the temple at city c", L.O_MORTAL),
                 ("1 card: +1 Yin / +1 Yang", L.O_CARD), ("2 cards: flip a Yang / Yin coin", L.O_FLIP),
                 ("3 cards: swap the scoring tiles of two lines", L.O_SWAP),
-                ("solo: take 2 Yin / 2 Yang", L.O_SOLO)]
+                ("solo: take 2 Yin / 2 Yang", L.O_SOLO),
+                ("throw the Divination coins (closes the window before the throw)", L.O_THROW)]
         if self.explicit_chance:
             rows += [("chance: god coins, lower*8 + upper (1/64 each)", L.O_GODS),
                      ("chance: k Yang faces of the pending throw of n coins (C(n, k) / 2^n)", L.O_COINS),

@@ -18,6 +18,7 @@ from yyenvs.games.yinyang.layout import (
     EV_DIVINATION,
     EV_GODS,
     F_ARRIVALS,
+    F_BEFORE_THROW,
     F_CHANCE,
     F_CHANCE_N,
     F_GODS_LOWER,
@@ -84,9 +85,17 @@ def post_chance(flow, i, kind, n):
 
 @rule
 def start_divination_turn(flow, i):
-    """The player at F_TURN starts their Divination turn: their six coins are thrown."""
+    """The player at F_TURN starts their Divination turn: the window before the throw opens
+    (the step throws at once when it offers nothing, see apply.throw_unless_choice)."""
     flow[i, F_SPLIT_DONE] = 0
     flow[i, F_PENDING] = 0
+    flow[i, F_BEFORE_THROW] = 1
+
+
+@rule
+def throw_divination_coins(flow, i):
+    """The window before the throw closes: the six coins are thrown."""
+    flow[i, F_BEFORE_THROW] = 0
     post_chance(flow, i, EV_DIVINATION, COINS)
 
 

@@ -55,8 +55,9 @@ rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=Fal
  F_GODS_UPPER,
  F_CHANCE,        # EV_* below: the chance event waiting for its outcome (EV_NONE: none)
  F_CHANCE_N,      # coins of a pending throw, or the area (0 Yin, 1 Yang) a bag draw refills
- ) = range(12)
-FLOW_COLUMNS = 12
+ F_BEFORE_THROW,  # divination: 1 while the player to act has not thrown yet (the window before it)
+ ) = range(13)
+FLOW_COLUMNS = 13
 PH_SETUP, PH_GODS, PH_DIVINATION, PH_ACTIONS, PH_OVER = range(5)
 
 # -- players (B, P, PLAYER_COLUMNS) int16 ------------------------------------------------------
@@ -113,9 +114,9 @@ CHANCE_PLAYER = -1  # = yyenvs.core.contract.CHANCE_PLAYER
 
 # -- action blocks: indices into Tables.action_start ----------------------------------------------
 (O_PLACE, O_DISASTER, O_SPLIT, O_REROLL, O_ROAD, O_BOAT, O_GOODS, O_TEMPLE, O_FORFEIT, O_END,
- O_GIFT, O_MORTAL, O_CARD, O_FLIP, O_SWAP, O_SOLO,
+ O_GIFT, O_MORTAL, O_CARD, O_FLIP, O_SWAP, O_SOLO, O_THROW,
  O_GODS, O_COINS, O_BAG,  # chance outcomes (explicit chance only)
- O_TOTAL) = range(20)
+ O_TOTAL) = range(21)
 GODS_OUTCOMES = 64  # lower trigram * 8 + upper trigram
 COIN_OUTCOMES = COINS + 1  # k Yang faces, k = 0..6
 BAG_OUTCOMES = 4  # the goods kind drawn
@@ -123,7 +124,7 @@ BAG_OUTCOMES = 4  # the goods kind drawn
 
 def action_offsets(n: int) -> np.ndarray:
     """First action of each block (and the total, at O_TOTAL) for a map of n cities."""
-    sizes = [n, n, 64, 1, n, n, 17, 1, 7, 1, 40, n, 2, 2, 45, 2,
+    sizes = [n, n, 64, 1, n, n, 17, 1, 7, 1, 40, n, 2, 2, 45, 2, 1,
              GODS_OUTCOMES, COIN_OUTCOMES, BAG_OUTCOMES]
     off = np.zeros(O_TOTAL + 1, dtype=np.int64)
     off[1:] = np.cumsum(sizes)

@@ -12,6 +12,7 @@ from yyenvs.games.yinyang.layout import (
     C_TEMPLE,
     CARRIAGE,
     EV_NONE,
+    F_BEFORE_THROW,
     F_CHANCE,
     F_PENDING,
     F_PHASE,
@@ -39,6 +40,7 @@ from yyenvs.games.yinyang.layout import (
     O_SOLO,
     O_SPLIT,
     O_SWAP,
+    O_THROW,
     O_TEMPLE,
     PH_DIVINATION,
     PH_GODS,
@@ -179,8 +181,9 @@ def actions_mask(cities, development, players, tb, i, p, m):
 
 
 @rule
-def anytime_mask(cities, development, goods, players, tb, i, p, m):
-    """The Special Anytime Actions (own turn, Phases Two and Three)."""
+def anytime_mask(cities, development, goods, players, tb, i, p, before_throw, m):
+    """The Special Anytime Actions (own turn, Phases Two and Three); before the Divination
+    throw not Mortal Will, which the text allows only once the throw's gain is made."""
     off = tb.action_start
     spaces = tb.development_spaces
     for area in range(2):
@@ -191,7 +194,7 @@ def anytime_mask(cities, development, goods, players, tb, i, p, m):
                                                                          min(t, BESIDE)):
                     m[off[O_GIFT] + area * 20 + t] = True
     for c in range(tb.num_cities):
-        if cities[i, c, C_TEMPLE] == p:
+        if cities[i, c, C_TEMPLE] == p and not before_throw:
             m[off[O_MORTAL] + c] = True
     cards = players[i, p, Q_CARDS]
     if cards >= 1:
@@ -257,8 +260,10 @@ def mask_kernel(arrays, tables, out):
         else:
             if phase != PH_DIVINATION:
                 actions_mask(st.cities, st.development, st.players, tb, i, p, m)
+            elif flow[i, F_BEFORE_THROW]:  # the window before the throw (see apply.throw_unless_choice)
+                m[off[O_THROW]] = True
             elif flow[i, F_SPLIT_DONE] == 0:
                 divination_mask(st.taiji, st.cities, st.players, tb, i, p, m)
             else:
                 m[off[O_END]] = True
-            anytime_mask(st.cities, st.development, st.goods, st.players, tb, i, p, m)
+            anytime_mask(st.cities, st.development, st.goods, st.players, tb, i, p, flow[i, F_BEFORE_THROW] != 0, m)

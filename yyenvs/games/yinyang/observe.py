@@ -12,6 +12,7 @@ from yyenvs.games.yinyang.layout import (
     C_DISASTER,
     C_GOOD,
     C_TEMPLE,
+    F_BEFORE_THROW,
     F_PENDING,
     F_PHASE,
     F_ROUND,
@@ -89,7 +90,8 @@ def observe_kernel(arrays, tables, seats, out):
             o[j + 3] = 1.0
         o[j + 4] = fl[F_SOLO_GAINS] / 4.0
         o[j + 5] = 1.0 if st.current_player[i] == v else 0.0
-        j += 6
+        o[j + 6] = fl[F_BEFORE_THROW]
+        j += 7
         # cities
         for c in range(tb.num_cities):
             g = cities[c, C_GOOD]
