@@ -160,7 +160,7 @@ def test_damaged_bytes_load_or_name_the_file(scratch, data):
 
 def test_packaged_file_still_loads():
     d = load_data()
-    assert d.stand_in and d.num_cities == 26
+    assert d.stand_in and d.num_cities == 50
 
 
 @pytest.mark.parametrize("path", DICT_PATHS, ids=[dotted(p) or "<root>" for p in DICT_PATHS])

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from yyenvs.core.contract import IllegalActionError, OptionError
+from yyenvs.core.contract import OptionError
 from yyenvs.games.yinyang import layout as L
 from yyenvs.games.yinyang.core import YinYangCore
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE, DataFileError, load_data
@@ -616,18 +616,6 @@ def test_divine_intervention_benefits():
     assert (s.scoring_tiles[0, 0, 0] == before[1]).all() and (s.scoring_tiles[0, 0, 1] == before[0]).all()
     assert s.players[0, 0, L.Q_CARDS] == 2
     assert not any(c.action_start[L.O_SWAP] <= a < c.action_start[L.O_SOLO] for a in legal(c, s))  # needs 3 cards
-
-
-def test_illegal_action_raises_and_changes_nothing():
-    c = core(2)
-    s = action_state(c, yang=3)
-    before = s.copy()
-    with pytest.raises(IllegalActionError, match="row 0"):
-        c.step(s, [int(c.action_start[L.O_DISASTER])])
-    for f in ("players", "cities", "flow", "rng"):
-        assert (getattr(s, f) == getattr(before, f)).all()
-    with pytest.raises(IllegalActionError):
-        c.step(s, [c.num_actions])
 
 
 # --- scoring (Examples 14-18) ---------------------------------------------------------------
