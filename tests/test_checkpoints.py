@@ -70,6 +70,12 @@ def test_round_trip_and_refusals(game, tmp_path):
     with pytest.raises(CheckpointError, match=f"trained on game '{game}'"):
         load_policy_agent(path, make_core(other[0]), 0)
     good = path.read_bytes()
+    assert agent.metadata["game_version"] == core.spec.version
+    rewrite_metadata(path, lambda m: m.update(game_version=core.spec.version + 1))
+    with pytest.raises(CheckpointError, match=f"version {core.spec.version + 1}; this package has version "
+                                              f"{core.spec.version}"):
+        load_policy_agent(path, core, 0)
+    path.write_bytes(good)
     rewrite_metadata(path, lambda m: m["options"].update(made_up_option=3))
     with pytest.raises(CheckpointError, match="other options.*made_up_option"):
         load_policy_agent(path, core, 0)

@@ -78,7 +78,7 @@ def looks_like_checkpoint(spec) -> bool:
 # --- the description -------------------------------------------------------------------
 def game_metadata(core: GameCore) -> dict:
     """What a checkpoint records about the game it was trained on."""
-    return {"game": core.name, "game_version": int(getattr(core, "version", 0)),
+    return {"game": core.name, "game_version": int(core.spec.version),
             "options": json.loads(json.dumps(core.options, sort_keys=True, default=_json_default)),
             "observation_shape": [int(n) for n in core.observation_shape],
             "num_actions": int(core.num_actions), "num_players": int(core.num_players)}
