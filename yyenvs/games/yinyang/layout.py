@@ -13,7 +13,10 @@ where a tuple of arrays is unpacked into hundreds of values at every call,
 which made most of the code numba generated.  Record arrays have fixed
 sizes (the data file's limits, ``MAX_*``), so every data file shares one
 compiled kernel; loops run to the counts (``num_cities``, ...), never to a
-record array's shape.
+record array's shape.  For the same reason most rules take the few state
+arrays they touch (``place_good(development, beside_board, ...)``); only the
+entry kernels and the large rules (``apply_action``, ``apply_outcome``,
+``end_game``) take the whole state tuple.
 
 The action space is one flat range cut into blocks; ``Tables.action_start``
 holds the first action of each block, indexed by the ``O_*`` constants.  The
@@ -30,7 +33,8 @@ most of the code.  Two more habits keep numba from compiling a rule twice:
 it compiles a rule once per Python ``int`` constant it is called with, even
 for a variable that starts as one (constants passed to rules are
 ``np.int64`` below), and once per argument type (indices read from int8 /
-int16 arrays are converted to ``np.int64``).
+int16 arrays are converted to ``np.int64``).  ``error_model="numpy"`` drops
+numba's division-by-zero checks: no rule divides by a value that can be 0.
 """
 from __future__ import annotations
 
