@@ -1,7 +1,7 @@
 """Scripted checks of the Yin Yang maps shipped in the package.
 
-The map and its tables are stand-ins (RULES-NOTES, "Yin Yang stand-in data"); these tests check that
-the packaged data files keep the properties the notes ask for: the counts per kingdom and colour, road
+The map and its tables are stand-ins (``seeds/yinyang.md`` §13); these tests check that
+the packaged data files keep the properties stated there: the counts per kingdom and colour, road
 connectivity (of the whole map and of the red cities alone), degrees, Luo's links, the starting tokens
 against the components of the rule text, the kingdom points and well-formed links.
 
@@ -32,7 +32,7 @@ DISASTERS = 5
 TEMPLES_PER_PLAYER = 13
 MAX_PLAYERS = 4
 
-# what RULES-NOTES asks of the 49-city map
+# the 49-city map as seeds/yinyang.md §13 states it
 COUNTS_49 = {"Qi": (4, 4), "Qin": (4, 3), "Zhao": (4, 3), "Wei": (4, 3), "Yan": (4, 3), "Chu": (4, 3),
              "Han": (4, 2)}  # kingdom -> (red, blue)
 POINTS_49 = {"Qin": [10, 5], "Chu": [10, 5], "Qi": [8, 4], "Zhao": [8, 4], "Wei": [8, 4], "Yan": [8, 4],
@@ -176,7 +176,7 @@ def check_temples_49(raw):
     tokens = TEMPLES_PER_PLAYER * MAX_PLAYERS  # 52
     # one temple per city, none in Luo: the map holds at most len(cities) temples
     assert len(cities) <= tokens, f"{len(cities)} cities for {tokens} temple tokens"
-    # the notes' reasoning: at 3-4 players each city but Luo takes one of the 44 + 5 starting tokens
+    # the spec's reasoning (§13): at 3-4 players each city but Luo takes one of the 44 + 5 starting tokens
     assert len(cities) == len(GOODS) * (GOODS_PER_KIND - BAG_PER_KIND) + DISASTERS
     qi = sum(c["kingdom"] == "Qi" for c in cities)
     assert qi >= QI_EXAMPLE_TEMPLES, f"Qi has {qi} cities; the text's example puts 8 temples there"

@@ -186,7 +186,7 @@ def test_solo_pawn_may_start_anywhere_but_luo():
 
 
 def test_default_map_facts_through_the_core():
-    """The default stand-in map (RULES-NOTES "Yin Yang stand-in data"): Luo + 49 cities (28 red,
+    """The default stand-in map (seeds/yinyang.md §13): Luo + 49 cities (28 red,
     21 blue); 2 players: tokens on the 28 red cities only (5 Disasters, Bronze 6, Bone 6, Jade 6,
     Silk 5); 4 players: on all 49 (5 Disasters, 11 of each); the "4" side has rows for 4 players only."""
     c = core(2)
@@ -336,7 +336,7 @@ def test_free_reroll():
     assert int(c.action_start[L.O_REROLL]) not in legal(c, s)
 
 
-# --- the window before the Divination throw (RULES-NOTES "Before the Divination throw") ----------
+# --- the window before the Divination throw (seeds/yinyang.md §4, Examples 23-24) ---------------
 def split_or_reroll(c, s):
     """Whether the mask offers the interpretation of a throw: a split or the free reroll."""
     o = c.action_start
