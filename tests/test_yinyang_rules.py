@@ -946,3 +946,40 @@ def test_no_mortal_will_before_the_throw():
     assert s.flow[0, L.F_BEFORE_THROW] == 0, "a window with Mortal Will as its only choice"
     assert s.players[0, p, L.Q_COINS_YANG] + s.players[0, p, L.Q_COINS_YIN] == 6  # thrown
     assert int(off[L.O_MORTAL] + jimo) in legal(c, s) and int(off[L.O_THROW]) not in legal(c, s)
+
+
+def test_data_beyond_the_kernels_limits_refused(tmp_path):
+    """The kernels' tables have fixed sizes (layout.MAX_*): a file beyond them is refused by name."""
+    raw = base()
+    extra = [{"name": f"Town{i}", "kingdom": "Qi", "colour": "blue", "pos": [0.5, 0.5]}
+             for i in range(L.MAX_CITIES - len(raw["cities"]["list"]) + 1)]
+    raw["cities"]["list"] += extra
+    raw["links"]["road"] += [[c["name"], "Linzi"] for c in extra]
+    with pytest.raises(DataFileError, match=rf"cities\.list.*2\.\.{L.MAX_CITIES} cities"):
+        load_data(write(tmp_path, raw))
+    raw = base()
+    raw["turn_order_track"]["values"] = list(range(L.MAX_TRACK_SPACES + 1))
+    with pytest.raises(DataFileError, match="turn_order_track.values"):
+        load_data(write(tmp_path, raw))
+    raw = base()
+    raw["goods_missions"]["list"] *= L.MAX_MISSIONS // len(raw["goods_missions"]["list"]) + 1
+    with pytest.raises(DataFileError, match="goods_missions.list"):
+        load_data(write(tmp_path, raw))
+
+
+def test_tables_at_the_kernels_limits_play(tmp_path):
+    """A map of exactly MAX_CITIES nodes fits the tables record and plays."""
+    raw = base()
+    extra = [{"name": f"Town{i}", "kingdom": "Qi", "colour": "blue", "pos": [0.5, 0.5]}
+             for i in range(L.MAX_CITIES - len(raw["cities"]["list"]))]
+    raw["cities"]["list"] += extra
+    raw["links"]["road"] += [[c["name"], "Linzi"] for c in extra] + [[c["name"], "Jimo"] for c in extra]
+    raw["starting_tokens"]["sides"]["2-3"].pop("3")  # rows for every city would need more goods
+    raw["starting_tokens"]["sides"].pop("4")
+    c = YinYangCore(data_file=write(tmp_path, raw))
+    assert c.num_cities == L.MAX_CITIES
+    s = c.init(np.arange(4))
+    for _ in range(300):
+        m = c.legal_action_mask(s)
+        c.step(s, np.where(s.done, -1, m.argmax(1)))
+    assert c.scores(s).shape == (4, 2)

@@ -24,6 +24,7 @@ import numpy as np
 
 from yyenvs.core.contract import OptionError, show
 from yyenvs.core.files import read_text_file, unique_keys
+from yyenvs.games.yinyang.layout import MAX_CITIES, MAX_MISSIONS, MAX_TRACK_SPACES, NUM_KINGDOMS
 
 DEFAULT_DATA_FILE = os.path.join(os.path.dirname(__file__), "data", "yinyang_standin.json")
 
@@ -32,7 +33,6 @@ TRIGRAMS = ("Qian", "Dui", "Li", "Zhen", "Xun", "Kan", "Gen", "Kun")
 LOWER_KINDS = ("none", "goods", "temple", "carriage", "boat")
 COLOURS = ("red", "blue")
 SIDES = ("2-3", "4")
-NUM_KINGDOMS = 7  # the rule text: seven kingdoms, seven solo tiles
 
 
 class DataFileError(OptionError):
@@ -250,8 +250,8 @@ def _kingdoms(section):
 def _cities(section, cap_name, knames):
     """(names, kingdom index or -1, colour index, drawing position) per city."""
     clist = _get(section, "list", "cities")
-    if not 2 <= len(clist) <= 120:
-        _fail("cities.list", f"expected 2..120 cities, got {len(clist)}")
+    if not 2 <= len(clist) <= MAX_CITIES:
+        _fail("cities.list", f"expected 2..{MAX_CITIES} cities, got {len(clist)}")
     names, kingdom, colour, pos = [], [], [], []
     for i, c in enumerate(clist):
         f = f"cities.list[{i}]"
@@ -339,8 +339,8 @@ def _lower_divination(section):
 def _turn_order_track(section):
     """The printed value of each track space (never decreasing)."""
     vals = _get(section, "values", "turn_order_track")
-    if not 2 <= len(vals) <= 100:
-        _fail("turn_order_track.values", "expected 2..100 spaces")
+    if not 2 <= len(vals) <= MAX_TRACK_SPACES:
+        _fail("turn_order_track.values", f"expected 2..{MAX_TRACK_SPACES} spaces")
     vals = [_int(v, f"turn_order_track.values[{i}]", 0, 1000) for i, v in enumerate(vals)]
     if any(b < a for a, b in itertools.pairwise(vals)):
         _fail("turn_order_track.values", "printed values must not decrease along the track")
@@ -408,8 +408,8 @@ def _development_area(section):
 def _goods_missions(section, per_kind):
     """(M, 4) int8 goods needed per kind."""
     gm = _get(section, "list", "goods_missions")
-    if not 4 <= len(gm) <= 64:
-        _fail("goods_missions.list", "expected 4..64 cards (one per player at least)")
+    if not 4 <= len(gm) <= MAX_MISSIONS:
+        _fail("goods_missions.list", f"expected 4..{MAX_MISSIONS} cards (one per player at least)")
     gmis = np.zeros((len(gm), 4), dtype=np.int8)
     for i, m in enumerate(gm):
         f = f"goods_missions.list[{i}]"
@@ -421,8 +421,8 @@ def _goods_missions(section, per_kind):
 def _temple_missions(section):
     """(T, 7) int8 temples needed in distinct kingdoms, largest first, 0-padded."""
     tm = _get(section, "list", "temple_missions")
-    if not 4 <= len(tm) <= 64:
-        _fail("temple_missions.list", "expected 4..64 cards (one per player at least)")
+    if not 4 <= len(tm) <= MAX_MISSIONS:
+        _fail("temple_missions.list", f"expected 4..{MAX_MISSIONS} cards (one per player at least)")
     tmis = np.zeros((len(tm), NUM_KINGDOMS), dtype=np.int8)
     for i, m in enumerate(tm):
         f = f"temple_missions.list[{i}]"

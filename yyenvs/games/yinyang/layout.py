@@ -165,7 +165,7 @@ Tables = namedtuple("Tables", [
     "cards_at_start",       # (4,) cards by turn-order position
 ])
 
-# the data file's limits (``data.py`` refuses larger files): the record arrays' sizes
+# the data file's limits (``data.py`` refuses larger files with a DataFileError): the record arrays' sizes
 MAX_CITIES = 120
 MAX_TRACK_SPACES = 100
 MAX_MISSIONS = 64
@@ -205,19 +205,15 @@ WORK_DTYPE = np.dtype([
 
 
 def pack_tables(t: Tables) -> np.ndarray:
-    """The (1,) :data:`TABLES_DTYPE` array of ``t`` (what the kernels take)."""
-    n, s = t.num_cities, len(t.turn_order_values)
-    m, k = len(t.goods_missions), len(t.temple_missions)
-    if n > MAX_CITIES or s > MAX_TRACK_SPACES or max(m, k) > MAX_MISSIONS:
-        raise ValueError(f"yinyang tables exceed the limits: {n} cities, {s} track spaces, "
-                         f"{m} / {k} missions")
+    """The (1,) :data:`TABLES_DTYPE` array of ``t`` (what the kernels take); ``t`` is within
+    the limits, which the data file's validator enforces."""
     rec = np.zeros(1, TABLES_DTYPE)
     for name in Tables._fields:
         value = np.asarray(getattr(t, name))
         rec[name][(0,) + tuple(slice(0, d) for d in value.shape)] = value
-    rec["num_track_spaces"] = s
-    rec["num_goods_missions"] = m
-    rec["num_temple_missions"] = k
+    rec["num_track_spaces"] = len(t.turn_order_values)
+    rec["num_goods_missions"] = len(t.goods_missions)
+    rec["num_temple_missions"] = len(t.temple_missions)
     return rec
 
 
