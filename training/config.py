@@ -19,6 +19,7 @@ import math
 import os
 import re
 
+from yyenvs.agents.az import MAX_AZ_SIMULATIONS
 from yyenvs.agents.mcts import MAX_SIMULATIONS
 from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
@@ -32,6 +33,7 @@ class ConfigError(OptionError):
 
 # key -> default; the type of the default is the type required (int accepted for float)
 DEFAULTS: dict = {
+    "algo": "ppo",               # ppo: MaskablePPO self-play; az: Gumbel AlphaZero (search with learning)
     "game": "yoxii",
     "game_options": {},          # the core's options (checked by the core)
     "seed": 0,
@@ -57,6 +59,25 @@ DEFAULTS: dict = {
         "activation": "relu",    # relu | tanh
         "cnn_channels": [],      # 3x3 conv layers over the planes before the MLP ([] = MLP only)
         "reward_shaping": 0.0,   # potential-based shaping: coefficient of core.heuristic (0 = off)
+    },
+    "az": {                      # algo az (training/az.py)
+        "simulations": 32,       # search simulations per self-play move
+        "max_considered": 16,    # root actions that sequential halving starts from
+        "gumbel_scale": 1.0,     # Gumbel noise at the root in self-play (0: none)
+        "c_puct": 1.25,          # PUCT exploration below the root
+        "value_scale": 0.1,      # sigma(q) = (maxvisit_init + max visits) * value_scale * q
+        "maxvisit_init": 50.0,
+        "hidden": [128, 128],    # hidden layers of the policy-value network
+        "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
+        "blocks": 0,             # residual blocks (0: the MLP alone)
+        "learning_rate": 1.0e-3,
+        "weight_decay": 1.0e-4,
+        "batch_size": 256,
+        "replay_size": 50000,    # finished positions kept for training
+        "min_replay": 2000,      # positions in the buffer before training starts
+        "train_ratio": 2.0,      # positions trained on per position played
+        "value_weight": 1.0,     # weight of the value loss
+        "eval_simulations": 64,  # search budget of the evaluated network (quick and final evaluation)
     },
     "selfplay": {
         "latest": 0.35,          # share of games against the current policy
@@ -109,8 +130,14 @@ RANGES = {
     "checkpoint.every": "[1, inf)",
     "eval.every": "[0, inf)", "eval.games": f"[2, {MAX_GAMES}]", "eval.final_games": f"[0, {MAX_GAMES}]",
     "eval.table_games": f"[0, {MAX_GAMES}]", "eval.table_snapshots": "[0, 1000]",
+    "az.simulations": f"[1, {MAX_AZ_SIMULATIONS}]", "az.max_considered": "[1, 4096]",
+    "az.gumbel_scale": "[0, inf)", "az.c_puct": "[0, inf)", "az.value_scale": "[0, inf)",
+    "az.maxvisit_init": "[0, inf)", "az.channels": f"[0, {MAX_CHANNELS}]", "az.blocks": "[0, 64]",
+    "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
+    "az.replay_size": "[1, 100000000]", "az.min_replay": "[1, 100000000]", "az.train_ratio": "[0, 1000]",
+    "az.value_weight": "[0, inf)", "az.eval_simulations": f"[1, {MAX_AZ_SIMULATIONS}]",
 }
-CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh")}
+CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az")}
 OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]{0,6})?")
 
 
@@ -128,6 +155,7 @@ LIST_ENTRIES = {
                            _opponent_ok),
 }
 LIST_ENTRIES["eval.opponents"] = LIST_ENTRIES["selfplay.baselines"]
+LIST_ENTRIES["az.hidden"] = LIST_ENTRIES["ppo.net_arch"]
 FREE_DICTS = {"game_options"}
 
 
@@ -205,9 +233,9 @@ def _check_value(key: str, value, default):
             for x in value:
                 if not ok(x):
                     raise ConfigError(f"config key {key!r}: entry {show(x)} is not {what}")
-            if key.startswith("ppo.") and len(value) > MAX_LAYERS:
+            if key.startswith(("ppo.", "az.")) and len(value) > MAX_LAYERS:
                 raise ConfigError(f"config key {key!r}: at most {MAX_LAYERS} layers, got {len(value)}")
-            if key == "ppo.net_arch" and sum(a * b for a, b in zip(value, value[1:])) > MAX_WEIGHTS:
+            if key in ("ppo.net_arch", "az.hidden") and sum(a * b for a, b in zip(value, value[1:])) > MAX_WEIGHTS:
                 raise ConfigError(f"config key {key!r}: the hidden layers {show(value)} would have more "
                                   f"than 2**30 weights (sum of width_i * width_i+1)")
     elif isinstance(default, dict):
@@ -292,6 +320,8 @@ def _check_whole(cfg: dict) -> None:
     if sp["latest"] + sp["baseline_share"] > 1:
         raise ConfigError(f"config keys 'selfplay.latest' ({sp['latest']}) + 'selfplay.baseline_share' "
                           f"({sp['baseline_share']}) must not exceed 1")
+    if cfg["az"]["hidden"] == []:
+        raise ConfigError("config key 'az.hidden': the network needs at least one hidden layer")
     _check_run_dir(cfg["run_dir"])
 
 

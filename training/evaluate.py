@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
+from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like_checkpoint, read_metadata
 from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, seat_pattern
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
@@ -42,12 +43,14 @@ class Entrant:
 
 
 def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
-    """Entrants from specs: baseline names or checkpoint paths (name = file stem)."""
+    """Entrants from specs: baseline names, ``az:<checkpoint>[:<n>]`` or checkpoint paths
+    (name = file stem, with ``:<n>`` for a search budget)."""
     out, seen = [], set()
     for k, spec in enumerate(specs):
         spec = os.fspath(spec)
-        if looks_like_checkpoint(spec):
-            agent = load_policy_agent(spec, core, seed + k, deterministic=deterministic)
+        if spec.startswith("az:") or looks_like_checkpoint(spec):
+            agent = (make_agent(spec, core, seed + k) if spec.startswith("az:")
+                     else load_policy_agent(spec, core, seed + k, deterministic=deterministic))
             name = agent.name
             parent = os.path.basename(os.path.dirname(os.path.abspath(agent.metadata["path"])))
             if name in seen:
@@ -202,7 +205,8 @@ def write_outputs(result: dict, out_dir: str) -> dict:
 def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
-                   help="checkpoint paths (.safetensors) and/or baselines: random, greedy, mcts[:n]")
+                   help="checkpoint paths (.safetensors), az:<checkpoint>[:<n>] (a search agent with n "
+                        "simulations per move) and/or baselines: random, greedy, mcts[:n]")
     p.add_argument("--game", default=None, help=f"game name ({', '.join(list(GAMES))}); "
                    "default: the game of the first checkpoint")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
@@ -225,7 +229,8 @@ def main(argv=None) -> int:
     try:
         given = parse_options(args.option)
         # game and options default to the first checkpoint's (a file option it names must be given again)
-        meta = next((read_metadata(spec) for spec in args.entrants if looks_like_checkpoint(spec)), None)
+        meta = next((read_metadata(az_checkpoint_path(spec) or spec) for spec in args.entrants
+                     if az_checkpoint_path(spec) or looks_like_checkpoint(spec)), None)
         if game is None and meta is None:
             p.error("--game is required when no checkpoint is given")
         game = game or meta["game"]

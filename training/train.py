@@ -80,38 +80,23 @@ class RunLock:
             self.fh.close()  # closing the file releases the flock
 
 
-class Trainer:
-    """One training run (fresh or resumed) described by a config dict.
+class TrainingRun:
+    """What every trainer's run has: its config, game core, locked run directory, clock and
+    final evaluation.  A trainer subclasses it (:class:`Trainer` for PPO,
+    :class:`training.az.AZTrainer`)."""
 
-    The run directory is locked from construction until :meth:`close`.
-    """
+    #: the ``algo`` a training checkpoint of this trainer records
+    algo = ""
 
-    def __init__(self, cfg: dict, log=None):
+    def _open_run(self, cfg: dict, log=None) -> None:
         self.cfg = cfg
         self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
         self._set_threads()
         self.core = make_core(cfg["game"], **cfg["game_options"])
         self._make_run_dirs()
         self.lock = RunLock(self.run_dir)
-        try:
-            self._remove_stale_temporaries()
-            resume = self._find_resume_point()
-            self.spec = self._network_spec()
-            self._check_resume_network(resume)
-            self.pool = self._make_pool()
-            self.env = self._make_env()
-            self.model = self._make_model()
-            self.pool.set_latest_policy(self.model.policy)
-            self.resumed_from = None
-            self.elapsed_before = 0.0
-            self.last_eval = {}
-            if resume is not None:
-                self._restore(*resume)
-        except BaseException:
-            self.lock.release()
-            raise
 
-    # -- construction, step by step ------------------------------------------------------------
+    # -- the run directory ------------------------------------------------------------
     def _set_threads(self) -> None:
         import torch
         torch.set_num_threads(self.cfg["torch_threads"])
@@ -167,7 +152,8 @@ class Trainer:
             except CheckpointError as e:  # read without a core: a fault of the file itself
                 self.log(f"skipping incomplete or unreadable checkpoint: {e}")
                 continue
-            if meta["kind"] != "checkpoint" or meta.get("pool") is None:
+            if meta["kind"] != "checkpoint" or meta.get("algo", "MaskablePPO") != self.algo or (
+                    self.algo == "MaskablePPO" and meta.get("pool") is None):
                 self.log(f"skipping {path!r}: a {meta['kind']} file, not a training checkpoint")
                 continue
             if meta["game"] != self.core.name:
@@ -180,6 +166,81 @@ class Trainer:
             return path, meta, tensors
         raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is readable; "
                               "choose another run_dir")
+
+    def elapsed(self) -> float:
+        return self.elapsed_before + (time.time() - self.t_start if hasattr(self, "t_start") else 0.0)
+
+    def final_entrant(self, final: str) -> str:
+        """The agent spec of the final policy in the final evaluation."""
+        return final
+
+    def final_evaluation(self, print_fn=print) -> dict | None:
+        """The final policy vs the baselines (``eval.final_games`` each) plus a round
+        robin of evenly spaced snapshots (``eval.table_games`` per pair): table,
+        ratings, ``run_dir/eval/eval.json`` and ``ratings.png``."""
+        from training.evaluate import format_table, make_entrants, tournament, write_outputs
+        ev = self.cfg["eval"]
+        if ev["final_games"] <= 0 and ev["table_games"] <= 0:
+            return None
+        final = os.path.join(self.run_dir, "final.safetensors")
+        snaps = sorted(glob.glob(os.path.join(self.dirs["snapshots"], "step_*.safetensors")))
+        k = ev["table_snapshots"]
+        if len(snaps) > k:
+            idx = np.unique(np.round(np.linspace(0, len(snaps) - 1, k)).astype(int)) if k else []
+            snaps = [snaps[i] for i in idx]
+        baselines = list(dict.fromkeys(ev["opponents"]))
+        entrants = make_entrants([self.final_entrant(final)] + snaps + baselines, self.core, self.cfg["seed"],
+                                 deterministic=ev["deterministic"])
+        entrants[0].name = "final"
+        n = len(entrants)
+        base = set(range(n - len(baselines), n))
+        games = {}
+        for i in range(n):
+            for j in range(i + 1, n):
+                if i == 0 and j in base:
+                    games[(i, j)] = max(ev["final_games"], 2) if ev["final_games"] else ev["table_games"]
+                elif i in base and j in base:
+                    games[(i, j)] = ev["table_games"]
+                else:
+                    games[(i, j)] = ev["table_games"]
+        games = {p: g for p, g in games.items() if g >= 2}
+        t0 = time.time()
+        result = tournament(self.core, entrants, games, seed=self.cfg["seed"] + 77)
+        result["training_steps"] = self.steps
+        paths = write_outputs(result, self.dirs["eval"])
+        print_fn(format_table(result))
+        print_fn(headline(result))
+        print_fn(f"evaluation took {time.time() - t0:.0f}s; wrote {paths['json']} and {paths['plot']}")
+        return result
+
+
+class Trainer(TrainingRun):
+    """One MaskablePPO training run (fresh or resumed) described by a config dict.
+
+    The run directory is locked from construction until :meth:`close`.
+    """
+
+    algo = "MaskablePPO"
+
+    def __init__(self, cfg: dict, log=None):
+        self._open_run(cfg, log)
+        try:
+            self._remove_stale_temporaries()
+            resume = self._find_resume_point()
+            self.spec = self._network_spec()
+            self._check_resume_network(resume)
+            self.pool = self._make_pool()
+            self.env = self._make_env()
+            self.model = self._make_model()
+            self.pool.set_latest_policy(self.model.policy)
+            self.resumed_from = None
+            self.elapsed_before = 0.0
+            self.last_eval = {}
+            if resume is not None:
+                self._restore(*resume)
+        except BaseException:
+            self.lock.release()
+            raise
 
     def _network_spec(self) -> dict:
         """The network description the ``ppo`` section asks for (ConfigError if it does not fit)."""
@@ -279,8 +340,9 @@ class Trainer:
         self.pool.add_snapshot(self.model.policy, step, name)
         return name
 
-    def elapsed(self) -> float:
-        return self.elapsed_before + (time.time() - self.t_start if hasattr(self, "t_start") else 0.0)
+    @property
+    def steps(self) -> int:
+        return int(self.model.num_timesteps)
 
     # -- evaluation during training ------------------------------------------------------------
     def quick_eval(self) -> dict:
@@ -320,45 +382,6 @@ class Trainer:
         return {"checkpoint": ckpt, "final": final, "steps": int(self.model.num_timesteps),
                 "elapsed_s": self.elapsed()}
 
-    def final_evaluation(self, print_fn=print) -> dict | None:
-        """The final policy vs the baselines (``eval.final_games`` each) plus a round
-        robin of evenly spaced snapshots (``eval.table_games`` per pair): table,
-        ratings, ``run_dir/eval/eval.json`` and ``ratings.png``."""
-        from training.evaluate import format_table, make_entrants, tournament, write_outputs
-        ev = self.cfg["eval"]
-        if ev["final_games"] <= 0 and ev["table_games"] <= 0:
-            return None
-        final = os.path.join(self.run_dir, "final.safetensors")
-        snaps = sorted(glob.glob(os.path.join(self.dirs["snapshots"], "step_*.safetensors")))
-        k = ev["table_snapshots"]
-        if len(snaps) > k:
-            idx = np.unique(np.round(np.linspace(0, len(snaps) - 1, k)).astype(int)) if k else []
-            snaps = [snaps[i] for i in idx]
-        baselines = list(dict.fromkeys(ev["opponents"]))
-        entrants = make_entrants([final] + snaps + baselines, self.core, self.cfg["seed"],
-                                 deterministic=ev["deterministic"])
-        entrants[0].name = "final"
-        n = len(entrants)
-        base = set(range(n - len(baselines), n))
-        games = {}
-        for i in range(n):
-            for j in range(i + 1, n):
-                if i == 0 and j in base:
-                    games[(i, j)] = max(ev["final_games"], 2) if ev["final_games"] else ev["table_games"]
-                elif i in base and j in base:
-                    games[(i, j)] = ev["table_games"]
-                else:
-                    games[(i, j)] = ev["table_games"]
-        games = {p: g for p, g in games.items() if g >= 2}
-        t0 = time.time()
-        result = tournament(self.core, entrants, games, seed=self.cfg["seed"] + 77)
-        result["training_steps"] = int(self.model.num_timesteps)
-        paths = write_outputs(result, self.dirs["eval"])
-        print_fn(format_table(result))
-        print_fn(headline(result))
-        print_fn(f"evaluation took {time.time() - t0:.0f}s; wrote {paths['json']} and {paths['plot']}")
-        return result
-
 
 def headline(result: dict, player: str = "final") -> str:
     lines = []
@@ -376,6 +399,9 @@ def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs train", description=__doc__.splitlines()[0])
     p.add_argument("--config", "-c", default=None, help="YAML config (e.g. configs/yoxii.yaml)")
     p.add_argument("--run-dir", default=None, help="shortcut for run_dir=...")
+    p.add_argument("--algo", choices=("ppo", "az"), default=None,
+                   help="shortcut for algo=...: ppo (MaskablePPO self-play, the default) or az "
+                        "(Gumbel AlphaZero: search with a policy-value network)")
     p.add_argument("--quick", action="store_true",
                    help="the short demo run: configs/quick.yaml settings on top of --config")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
@@ -387,8 +413,14 @@ def main(argv=None) -> int:
             overrides = _quick_overrides(args.config) + overrides
         if args.run_dir:
             overrides.append(("run_dir", args.run_dir))
+        if args.algo:
+            overrides.append(("algo", args.algo))
         cfg = load_config(args.config, overrides)
-        trainer = Trainer(cfg)
+        if cfg["algo"] == "az":
+            from training.az import AZTrainer
+            trainer = AZTrainer(cfg)
+        else:
+            trainer = Trainer(cfg)
     except OptionError as e:  # ConfigError, CheckpointError and game OptionError
         print(f"yyenvs train: error: {one_line(e)}", file=sys.stderr)
         return 2

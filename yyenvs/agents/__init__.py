@@ -1,7 +1,9 @@
 """Scripted baselines and the factory that turns an opponent spec into an agent.
 
 An opponent spec is one of: ``"random"``, ``"greedy"``, ``"mcts"`` or
-``"mcts:<simulations>"``, an :class:`Agent`, a callable
+``"mcts:<simulations>"``, ``"az:<checkpoint>:<simulations>"`` (a trained
+policy-value network searching that many simulations per move) or
+``"az:<checkpoint>"`` (the network alone), an :class:`Agent`, a callable
 ``f(state, mask) -> actions``, or a path to a checkpoint (``.safetensors``).
 """
 from __future__ import annotations
@@ -39,8 +41,12 @@ def make_agent(spec, core: GameCore, seed: int = 0):
             raise OptionError(f"mcts strength must be 'mcts:<n>' with n an integer number of "
                               f"simulations from 1 to {MAX_SIMULATIONS:,}, got {show(spec)}")
         return MCTSAgent(core, seed, simulations=int(arg) if colon else None)
+    if name == "az":
+        from yyenvs.agents.az import load_az_agent, parse_az_spec
+        path, simulations = parse_az_spec(spec)
+        return load_az_agent(path, core, seed, simulations)
     from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
     if looks_like_checkpoint(spec):
         return load_policy_agent(spec, core, seed)
     raise OptionError(f"unknown opponent {show(spec)}; use one of {BASELINES}, 'mcts:<n>', "
-                      "a callable or a checkpoint path")
+                      "'az:<checkpoint>[:<n>]', a callable or a checkpoint path")

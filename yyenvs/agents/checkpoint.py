@@ -46,9 +46,14 @@ MAX_LAYER_WIDTH = 1 << 16
 OPTIMIZER_SLOTS = ("step", "exp_avg", "exp_avg_sq")
 METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observation_shape", "num_actions",
                    "num_players", "num_timesteps", "n_updates", "elapsed_s", "tensors_sha256", "policy",
-                   "pool", "config", "algo", "dtype")
+                   "pool", "config", "algo", "dtype", "games")
 #: the fields of a network description (:func:`yyenvs.agents.network.network_spec`)
 NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
+#: the class and fields of a policy-value network's description (:mod:`yyenvs.agents.pvnet`)
+PV_CLASS = "PolicyValueNet"
+PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players")
+#: the trainers a checkpoint may come from
+ALGOS = ("MaskablePPO", "GumbelAZ")
 #: the most parameters a described network may have (1 GiB of float32)
 MAX_PARAMETERS = 1 << 28
 SNAPSHOT_RE = re.compile(r"step_\d{10}\.safetensors")
@@ -196,22 +201,30 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
     f.int("num_players", 1, 4)
     f.int("num_timesteps")
     f.int("n_updates", required=False)
+    f.int("games", required=False)  # self-play games finished (a search-with-learning run)
     f.number("elapsed_s", required=False)
     sha = f.str("tensors_sha256")
     if not re.fullmatch(r"[0-9a-f]{64}", sha):
         f.fail("tensors_sha256", f"expected 64 hexadecimal digits, got {show(sha)}")
     net = f.sub("policy")
-    net.known(NETWORK_FIELDS)
-    net.str("class", ("FastMaskablePolicy",))
-    net.int_list("net_arch", max_len=16)
-    net.str("activation", ACTIVATIONS)
-    net.int_list("cnn_channels", max_len=16)
-    net.int("action_features", 0, 64)
-    net.bool("value_net")
+    if net.get("class") == PV_CLASS:  # a search agent's policy-value network (yyenvs.agents.pvnet)
+        net.known(PV_FIELDS)
+        net.int_list("hidden", max_len=16)
+        net.int("channels", 0, 4096)
+        net.int("blocks", 0, 64)
+        net.int("num_players", 1, 4)
+    else:
+        net.known(NETWORK_FIELDS)
+        net.str("class", ("FastMaskablePolicy",))
+        net.int_list("net_arch", max_len=16)
+        net.str("activation", ACTIVATIONS)
+        net.int_list("cnn_channels", max_len=16)
+        net.int("action_features", 0, 64)
+        net.bool("value_net")
     if f.get("pool", required=False) is not None:
         check_pool_state(f.obj_("pool"), where)
     f.obj_("config", required=False)
-    f.str("algo", ("MaskablePPO",), required=False)
+    f.str("algo", ALGOS, required=False)
     f.str("dtype", ("float16", "float32"), required=False)
     return meta
 
@@ -580,8 +593,12 @@ def checkpoint_label(path) -> str:
     return name[:-len(SUFFIX)] if name.endswith(SUFFIX) else os.path.splitext(name)[0]
 
 
-def load_policy_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> PolicyAgent:
-    """A :class:`PolicyAgent` from checkpoint ``path`` (validated against ``core``)."""
+def load_policy_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> Agent:
+    """A :class:`PolicyAgent` from checkpoint ``path`` (validated against ``core``); for a search
+    agent's checkpoint, its network alone (:class:`~yyenvs.agents.az.AZAgent`, no search)."""
+    if read_metadata(path, core)["policy"].get("class") == PV_CLASS:
+        from yyenvs.agents.az import load_az_agent
+        return load_az_agent(path, core, seed)
     policy, meta = load_policy(path, core)
     agent = PolicyAgent(core, policy, seed, deterministic, label=checkpoint_label(meta["path"]))
     agent.metadata = meta

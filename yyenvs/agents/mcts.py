@@ -61,7 +61,7 @@ from numba import njit
 from yyenvs.agents.base import Agent, sample_legal, sample_weighted
 from yyenvs.agents.scripted import greedy_actions
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
-from yyenvs.core.rng import hash_u64, mix64, uniform01
+from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
 DEFAULT_SIMULATIONS = 100
 
@@ -159,16 +159,6 @@ class SearchTree:
 # tree kernels
 # --------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _uniform3(a, b, c):
-    """A U[0, 1) from three uint64 words (the hash :func:`~yyenvs.core.rng.hash_u64` makes)."""
-    golden = np.uint64(0x9E3779B97F4A7C15)
-    acc = mix64(np.uint64(0) ^ (a + golden))
-    acc = mix64(acc ^ (b + golden))
-    acc = mix64(acc ^ (c + golden))
-    return np.float64(acc >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True, inline="always")
 def _sample_edge(edge_prior, e0, e1, u):
     """The edge of ``e0..e1-1`` drawn with probability ``edge_prior`` (normalised) from ``u``."""
     total = 0.0
@@ -245,7 +235,7 @@ def _select(sims_per_row, nodes_per_row, node_count, parent, action, to_move, is
                 player = to_move[n]
                 if is_chance[n]:
                     e = _sample_edge(edge_prior, e0, e1,
-                                     _uniform3(agent_seed, sim_key[s], np.uint64(d)))
+                                     uniform3(agent_seed, sim_key[s], np.uint64(d)))
                 else:
                     e = _best_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum,
                                    player, c_uct, puct)

@@ -32,6 +32,16 @@ def next_below(rng, i, n):
     return np.int64(next_u64(rng, i) % np.uint64(n))
 
 
+@njit(cache=True, inline="always")
+def uniform3(a, b, c):
+    """A U[0, 1) from three uint64 words inside a kernel (the hash :func:`hash_u64` makes)."""
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    acc = mix64(np.uint64(0) ^ (a + golden))
+    acc = mix64(acc ^ (b + golden))
+    acc = mix64(acc ^ (c + golden))
+    return np.float64(acc >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
 @njit(cache=True)
 def _hash_rows(words, out):
     for i in range(out.shape[0]):

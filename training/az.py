@@ -1,0 +1,343 @@
+"""Self-play training with Gumbel search and a policy-value network (Gumbel AlphaZero).
+
+``yyenvs train --algo az --config configs/az_koi.yaml [KEY=VALUE ...]``.
+
+* ``num_envs`` games are played at once, all in one core state.  Every move
+  of every game is chosen by one batched search
+  (:class:`yyenvs.agents.gumbel.GumbelSearch`, ``az.simulations`` per move)
+  that evaluates the leaves of all games in one network call.  A position with
+  a single legal action is played without search and not recorded.
+* Each recorded position keeps its observation, its legal actions, the
+  search's improved policy (the policy target) and, once the game is over,
+  the return of every seat from that position on, seen from the mover's seat
+  (the value target).  Finished positions go to a replay buffer of the last
+  ``az.replay_size``; gradient steps on random minibatches keep the samples
+  trained per sample played near ``az.train_ratio``.  Loss: cross-entropy of
+  the masked policy with the target plus ``az.value_weight`` times the mean
+  squared value error; AdamW.
+* Every ``selfplay.snapshot_every`` moves a snapshot of the network is saved
+  under ``run_dir/snapshots/``; every ``checkpoint.every`` moves the run is
+  checkpointed (network, optimiser state, counters; the replay buffer is not
+  kept, a resumed run refills it).  Starting again with the same ``run_dir``
+  resumes from the newest complete checkpoint.  ``eval.every`` moves the
+  network with ``az.eval_simulations`` per move plays ``eval.opponents``.  A
+  progress bar shows moves, moves/s and the last evaluation; TensorBoard logs
+  go to ``run_dir/tb``.  At the end the final network (with search) plays the
+  baselines and a round robin of snapshots is rated (``run_dir/eval``).
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+from yyenvs.agents.gumbel import GumbelSearch
+from yyenvs.agents.network import NetworkError
+from yyenvs.agents.pvnet import NetworkEvaluator, make_network, network_description
+from yyenvs.core.rng import derive_seeds
+from training.config import ConfigError
+from training.train import TrainingRun, checkpoint_files
+
+ALGO = "GumbelAZ"
+
+
+class ReplayBuffer:
+    """The last ``capacity`` finished positions: observation, legal actions, policy and value targets."""
+
+    def __init__(self, capacity: int, obs_shape, num_actions: int, num_players: int):
+        self.capacity = int(capacity)
+        self.obs = np.zeros((capacity, *obs_shape), np.float16)  # observations are small fractions
+        self.mask = np.zeros((capacity, num_actions), np.bool_)
+        self.policy = np.zeros((capacity, num_actions), np.float16)
+        self.value = np.zeros((capacity, num_players), np.float32)
+        self.size = 0
+        self.next = 0
+
+    def add(self, obs, mask, policy, value) -> None:
+        n = obs.shape[0]
+        if n > self.capacity:
+            obs, mask, policy, value = obs[-self.capacity:], mask[-self.capacity:], policy[-self.capacity:], value[-self.capacity:]
+            n = self.capacity
+        idx = (self.next + np.arange(n)) % self.capacity
+        self.obs[idx] = obs
+        self.mask[idx] = mask
+        self.policy[idx] = policy
+        self.value[idx] = value
+        self.next = int((self.next + n) % self.capacity)
+        self.size = min(self.size + n, self.capacity)
+
+    def sample(self, n: int, rng: np.random.Generator):
+        idx = rng.integers(0, self.size, n)
+        return (torch.from_numpy(self.obs[idx].astype(np.float32)), torch.from_numpy(self.mask[idx]),
+                torch.from_numpy(self.policy[idx].astype(np.float32)), torch.from_numpy(self.value[idx]))
+
+
+class PendingGames:
+    """Recorded positions of the games in progress, waiting for their value targets."""
+
+    FIELDS = ("obs", "mask", "policy", "mover", "returns_before")
+
+    def __init__(self, games: int, obs_shape, num_actions: int, num_players: int, max_length: int):
+        L = min(max_length + 1, 64)  # grows (doubling) for longer games
+        self.length = np.zeros(games, np.int64)
+        self.obs = np.zeros((games, L, *obs_shape), np.float16)
+        self.mask = np.zeros((games, L, num_actions), np.bool_)
+        self.policy = np.zeros((games, L, num_actions), np.float16)
+        self.mover = np.zeros((games, L), np.int64)
+        self.returns_before = np.zeros((games, L, num_players), np.float64)
+
+    def record(self, rows, obs, mask, policy, mover, returns) -> None:
+        t = self.length[rows]
+        L = self.obs.shape[1]
+        if t.max() >= L:
+            for name in self.FIELDS:
+                old = getattr(self, name)
+                grown = np.zeros((old.shape[0], 2 * L) + old.shape[2:], old.dtype)
+                grown[:, :L] = old
+                setattr(self, name, grown)
+        self.obs[rows, t] = obs
+        self.mask[rows, t] = mask
+        self.policy[rows, t] = policy
+        self.mover[rows, t] = mover
+        self.returns_before[rows, t] = returns
+        self.length[rows] = t + 1
+
+    def finish(self, row: int, returns: np.ndarray):
+        """The samples of game ``row`` with their value targets (from each mover's seat); clears it."""
+        n = int(self.length[row])
+        P = returns.shape[0]
+        after = returns[None, :] - self.returns_before[row, :n]  # each seat's return from then on
+        seats = (self.mover[row, :n, None] + np.arange(P)) % P
+        value = np.take_along_axis(after, seats, axis=1).astype(np.float32)
+        out = (self.obs[row, :n].copy(), self.mask[row, :n].copy(), self.policy[row, :n].copy(), value)
+        self.length[row] = 0
+        return out
+
+
+class AZTrainer(TrainingRun):
+    """One Gumbel AlphaZero training run (fresh or resumed) described by a config dict."""
+
+    algo = ALGO
+
+    def __init__(self, cfg: dict, log=None):
+        self._open_run(cfg, log)
+        try:
+            self._remove_stale_temporaries()
+            resume = self._find_resume_point()
+            self.az = cfg["az"]
+            try:
+                self.desc = network_description(self.core, self.az["hidden"], self.az["channels"], self.az["blocks"])
+            except NetworkError as e:
+                raise ConfigError(f"az: {e}") from None
+            if resume is not None and resume[1]["policy"] != self.desc:
+                raise ConfigError(f"cannot resume {resume[0]!r}: the config asks for another network "
+                                  f"({self.desc} vs the checkpoint's {resume[1]['policy']})")
+            torch.manual_seed(cfg["seed"])
+            self.net = make_network(self.core, self.desc)
+            self.opt = torch.optim.AdamW(self.net.parameters(), lr=self.az["learning_rate"],
+                                         weight_decay=self.az["weight_decay"])
+            self.search = self._make_search(self.az["simulations"], self.az["gumbel_scale"])
+            self.replay = ReplayBuffer(self.az["replay_size"], self.core.observation_shape,
+                                       self.core.num_actions, self.core.num_players)
+            self.rng = np.random.default_rng(cfg["seed"])
+            self.num_timesteps = 0
+            self.n_updates = 0
+            self.samples_trained = 0
+            self.samples_played = 0
+            self.games_finished = 0
+            self.elapsed_before = 0.0
+            self.resumed_from = None
+            self.last_eval: dict = {}
+            self.recent: list[float] = []  # losses since the last log line
+            if resume is not None:
+                self._restore(*resume)
+        except BaseException:
+            self.lock.release()
+            raise
+
+    # -- pieces -------------------------------------------------------------------------------
+    def _make_search(self, simulations: int, gumbel_scale: float) -> GumbelSearch:
+        a = self.az
+        return GumbelSearch(self.core, NetworkEvaluator(self.net), simulations, a["max_considered"], gumbel_scale,
+                            a["c_puct"], a["value_scale"], a["maxvisit_init"], seed=self.cfg["seed"])
+
+    @property
+    def steps(self) -> int:
+        return self.num_timesteps
+
+    def _restore(self, path: str, meta: dict, tensors: dict) -> None:
+        from yyenvs.agents.az import load_network_tensors
+        from yyenvs.agents.checkpoint import load_optimizer_tensors
+        what = f"checkpoint {path!r}"
+        load_network_tensors(self.net, tensors, what)
+        load_optimizer_tensors(self.opt, tensors, what)
+        self.num_timesteps = int(meta["num_timesteps"])
+        self.n_updates = int(meta.get("n_updates") or 0)
+        self.games_finished = int(meta.get("games") or 0)
+        self.elapsed_before = float(meta.get("elapsed_s") or 0.0)
+        self.rng = np.random.default_rng([self.cfg["seed"], self.num_timesteps])
+        self.resumed_from = path
+        self.log(f"resuming {path} at step {self.num_timesteps}")
+
+    def _save(self, path: str, kind: str, **extra) -> dict:
+        from yyenvs.agents.az import network_tensors
+        from yyenvs.agents.checkpoint import game_metadata, optimizer_tensors, write_checkpoint
+        tensors = network_tensors(self.net)
+        if kind == "checkpoint":
+            tensors.update(optimizer_tensors(self.opt))
+        meta = {"kind": kind, **game_metadata(self.core), "policy": self.desc,
+                "num_timesteps": self.num_timesteps, "n_updates": self.n_updates, "algo": ALGO,
+                "games": self.games_finished, **extra}
+        return write_checkpoint(path, tensors, meta)
+
+    def save_checkpoint(self, keep: int = 2) -> str:
+        path = os.path.join(self.dirs["checkpoints"], f"ckpt_{self.num_timesteps:010d}.safetensors")
+        self._save(path, "checkpoint", config=self.cfg, elapsed_s=self.elapsed())
+        for _, old in checkpoint_files(self.run_dir)[:-keep]:
+            os.remove(old)
+        return path
+
+    def save_snapshot(self) -> str:
+        name = f"step_{self.num_timesteps:010d}.safetensors"
+        self._save(os.path.join(self.dirs["snapshots"], name), "snapshot")
+        return name
+
+    def final_entrant(self, final: str) -> str:
+        return f"az:{final}:{self.az['eval_simulations']}"
+
+    def quick_eval(self) -> dict:
+        from yyenvs.agents import make_agent
+        from yyenvs.agents.az import AZAgent
+        from yyenvs.agents.match import play_match
+        from training.ratings import wilson_interval
+        ev = self.cfg["eval"]
+        me = AZAgent(self.core, self.net, self.cfg["seed"], self.az["eval_simulations"], label="current",
+                     max_considered=self.az["max_considered"], c_puct=self.az["c_puct"])
+        out = {"step": self.num_timesteps}
+        for k, name in enumerate(ev["opponents"]):
+            r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],
+                           seed=self.cfg["seed"] + self.num_timesteps)
+            w, d, l = r["wins"], r["draws"], r["losses"]
+            n = w + d + l
+            out[name] = {"wins": w, "draws": d, "losses": l, "win_rate": w / n, "ci95": list(wilson_interval(w, n))}
+        return out
+
+    # -- learning -----------------------------------------------------------------------------
+    def train_step(self) -> float:
+        obs, mask, policy, value = self.replay.sample(self.az["batch_size"], self.rng)
+        logits, v = self.net(obs)
+        logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+        policy_loss = -(policy * torch.where(mask, logp, 0.0)).sum(1).mean()
+        value_loss = ((v - value) ** 2).mean()
+        loss = policy_loss + self.az["value_weight"] * value_loss
+        self.opt.zero_grad(set_to_none=True)
+        loss.backward()
+        self.opt.step()
+        self.n_updates += 1
+        self.samples_trained += obs.shape[0]
+        return float(policy_loss.detach()), float(value_loss.detach())
+
+    # -- the run ------------------------------------------------------------------------------
+    def train(self) -> dict:
+        cfg, az, core = self.cfg, self.az, self.core
+        G = cfg["num_envs"]
+        P, A = core.num_players, core.num_actions
+        self.t_start = time.time()
+        max_seconds = 60.0 * cfg["max_minutes"] if cfg["max_minutes"] > 0 else math.inf
+        games_in_slot = np.zeros(G, np.int64)  # games begun in each slot (the seed stream's index)
+        stream_base = self.games_finished  # a resumed run starts new seed streams
+        state = core.init(derive_seeds(cfg["seed"], np.arange(G) + stream_base * G, 0))
+        returns = np.zeros((G, P))
+        pending = PendingGames(G, core.observation_shape, A, P, core.max_game_length)
+        writer = None
+        if cfg["log"]["tensorboard"]:
+            from torch.utils.tensorboard import SummaryWriter
+            writer = SummaryWriter(os.path.join(self.dirs["tb"], "az"))
+        bar = None
+        if cfg["log"]["progress"]:
+            from tqdm import tqdm
+            bar = tqdm(total=cfg["total_timesteps"], initial=self.num_timesteps, unit="move", unit_scale=True,
+                       dynamic_ncols=True, file=sys.stderr, mininterval=1.0, smoothing=0.1, desc=core.name)
+        every = {"snapshot": cfg["selfplay"]["snapshot_every"], "checkpoint": cfg["checkpoint"]["every"],
+                 "eval": cfg["eval"]["every"] or math.inf}
+        due = {k: (self.num_timesteps // v + 1) * v if v != math.inf else math.inf for k, v in every.items()}
+        losses = []
+        step0, t0 = self.num_timesteps, time.time()
+        last_log = t0
+        while self.num_timesteps < cfg["total_timesteps"] and time.time() - t0 < max_seconds:
+            mask = core.legal_action_mask(state)
+            nlegal = mask.sum(axis=1)
+            actions = np.argmax(mask, axis=1).astype(np.int64)
+            rows = np.flatnonzero(nlegal > 1)
+            if rows.size:
+                sub = state.take(rows)
+                result = self.search.run(sub)
+                actions[rows] = result.action
+                pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
+                               sub.current_player.astype(np.int64), returns[rows])
+                self.samples_played += rows.size
+            core.step(state, actions)
+            returns += state.rewards
+            self.num_timesteps += G
+            for g in np.flatnonzero(state.done):
+                self.replay.add(*pending.finish(g, returns[g]))
+                self.games_finished += 1
+                games_in_slot[g] += 1
+            ended = np.flatnonzero(state.done)
+            if ended.size:
+                fresh = core.init(derive_seeds(cfg["seed"], ended + stream_base * G, games_in_slot[ended]))
+                state.put(ended, fresh)
+                returns[ended] = 0.0
+            if self.replay.size >= az["min_replay"]:
+                while self.samples_trained < az["train_ratio"] * self.samples_played:
+                    losses.append(self.train_step())
+            self._on_step(due, every, bar, writer, losses)
+            if writer is not None and time.time() - last_log > 10 and losses:
+                pl, vl = np.mean(losses, axis=0)
+                writer.add_scalar("loss/policy", pl, self.num_timesteps)
+                writer.add_scalar("loss/value", vl, self.num_timesteps)
+                writer.add_scalar("time/moves_per_second", (self.num_timesteps - step0) / (time.time() - t0),
+                                  self.num_timesteps)
+                losses = []
+                last_log = time.time()
+        if time.time() - t0 >= max_seconds:
+            self.log(f"max_minutes reached at step {self.num_timesteps}; stopping")
+        if bar is not None:
+            bar.close()
+        if writer is not None:
+            writer.close()
+        ckpt = self.save_checkpoint()
+        final = os.path.join(self.run_dir, "final.safetensors")
+        self._save(final, "final")
+        return {"checkpoint": ckpt, "final": final, "steps": self.num_timesteps, "elapsed_s": self.elapsed()}
+
+    def _on_step(self, due, every, bar, writer, losses) -> None:
+        step = self.num_timesteps
+        if step >= due["snapshot"]:
+            self.save_snapshot()
+            due["snapshot"] = (step // every["snapshot"] + 1) * every["snapshot"]
+        if step >= due["eval"]:
+            self.last_eval = self.quick_eval()
+            if writer is not None:
+                for name, r in self.last_eval.items():
+                    if isinstance(r, dict):
+                        writer.add_scalar(f"eval/win_rate_vs_{name}", r["win_rate"], step)
+            due["eval"] = (step // every["eval"] + 1) * every["eval"]
+        if step >= due["checkpoint"]:
+            self.save_checkpoint()
+            due["checkpoint"] = (step // every["checkpoint"] + 1) * every["checkpoint"]
+        if bar is not None:
+            bar.n = min(step, bar.total)
+            parts = [f"games {self.games_finished}"]
+            if losses:
+                pl, vl = np.mean(losses[-50:], axis=0)
+                parts.append(f"loss {pl:.2f}/{vl:.3f}")
+            if self.last_eval:
+                parts.append("eval " + " ".join(f"{k[:3]} {100 * v['win_rate']:.0f}%"
+                                                for k, v in self.last_eval.items() if isinstance(v, dict)))
+            bar.set_postfix_str(" | ".join(parts), refresh=False)
+            bar.refresh()

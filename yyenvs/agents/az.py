@@ -1,0 +1,149 @@
+"""The agents of a trained policy-value network: with Gumbel search, or the network alone.
+
+Agent specs: ``az:<checkpoint>:<simulations>`` searches with that many
+simulations per move (see :mod:`yyenvs.agents.gumbel`); ``az:<checkpoint>``,
+or the checkpoint path alone, plays the network's most probable legal action.
+The checkpoint must come from ``yyenvs train --algo az`` (its network is a
+:class:`~yyenvs.agents.pvnet.PolicyValueNet`).
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+from yyenvs.agents.base import Agent
+from yyenvs.core.contract import CHANCE_PLAYER, GameCore, OptionError, show
+
+#: the most simulations an ``az:`` spec may ask for per move
+MAX_AZ_SIMULATIONS = 100_000
+_SIMS_RE = re.compile(r"(.*):([0-9]{1,7})")
+
+
+def parse_az_spec(spec: str) -> tuple[str, int | None]:
+    """``"az:<checkpoint>[:<simulations>]"`` -> (checkpoint path, simulations or None)."""
+    if not spec.startswith("az:") or len(spec) <= 3:
+        raise OptionError(f"an az agent is 'az:<checkpoint>' or 'az:<checkpoint>:<simulations>', got {show(spec)}")
+    rest = spec[3:]
+    m = _SIMS_RE.fullmatch(rest)
+    if m is None:
+        return rest, None
+    path, n = m.group(1), int(m.group(2))
+    if not path:
+        raise OptionError(f"az agent {show(spec)} names no checkpoint")
+    if not 1 <= n <= MAX_AZ_SIMULATIONS:
+        raise OptionError(f"az simulations must be from 1 to {MAX_AZ_SIMULATIONS:,}, got {show(spec)}")
+    return path, n
+
+
+class AZAgent(Agent):
+    """A policy-value network playing the seat to move, searching ``simulations`` per move
+    (None: the network's most probable legal action, no search).
+
+    Rows with one legal action are not searched; chance nodes (explicit
+    chance) get -1, as the caller resolves them.
+    """
+
+    name = "az"
+
+    def __init__(self, core: GameCore, net, seed: int = 0, simulations: int | None = None,
+                 label: str | None = None, **search_options):
+        super().__init__(core, seed)
+        from yyenvs.agents.gumbel import GumbelSearch
+        from yyenvs.agents.pvnet import NetworkEvaluator
+        self.net = net
+        self.evaluate = NetworkEvaluator(net)
+        self.simulations = simulations
+        self.search = (GumbelSearch(core, self.evaluate, simulations, seed=int(self.seed), **search_options)
+                       if simulations else None)
+        if label:
+            self.name = label
+
+    def act(self, state, mask):
+        mask = self.legal_mask(state, mask)
+        out = np.full(state.batch_size, -1, np.int64)
+        nlegal = mask.sum(axis=1)
+        live = ~state.done & (nlegal > 0) & (state.current_player != CHANCE_PLAYER)
+        single = live & (nlegal == 1)
+        out[single] = np.argmax(mask[single], axis=1)
+        rows = np.flatnonzero(live & (nlegal > 1))
+        if rows.size == 0:
+            return out
+        sub = state.take(rows)
+        if self.search is None:
+            logits, _ = self.evaluate(self.core.observe(sub, sub.current_player))
+            out[rows] = np.argmax(np.where(mask[rows], logits, -np.inf), axis=1)
+        else:
+            out[rows] = self.search.run(sub).action
+        return out
+
+    def __repr__(self) -> str:
+        return f"AZAgent({self.name}, simulations={self.simulations})"
+
+
+def load_network(path, core: GameCore):
+    """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
+    from yyenvs.agents.checkpoint import MAX_PARAMETERS, PV_CLASS, CheckpointError, read_checkpoint
+    from yyenvs.agents.network import NetworkError
+    from yyenvs.agents.pvnet import make_network, parameter_count
+    meta, tensors = read_checkpoint(path, core)
+    what = f"checkpoint {meta['path']!r}"
+    desc = meta["policy"]
+    if desc.get("class") != PV_CLASS:
+        raise CheckpointError(f"{what} holds a {desc.get('class')} policy, not a search agent's network "
+                              f"(train one with 'yyenvs train --algo az')")
+    try:
+        need = parameter_count(core, desc)
+        held = sum(t.numel() for k, t in tensors.items() if k.startswith("policy/"))
+        if need != held or need > MAX_PARAMETERS:
+            raise CheckpointError(f"{what}: its network description needs {need} parameters; "
+                                  f"the file holds {held}")
+        net = make_network(core, desc)
+    except NetworkError as e:
+        raise CheckpointError(f"{what}: {e}") from None
+    load_network_tensors(net, tensors, what)
+    net.eval()
+    return net, meta
+
+
+def load_network_tensors(net, tensors: dict, what: str) -> None:
+    """Copy ``policy/<name>`` tensors into ``net`` after checking every name, shape and dtype."""
+    import torch
+    from yyenvs.agents.checkpoint import CheckpointError
+    params = dict(net.state_dict())
+    given = {k[len("policy/"):]: v for k, v in tensors.items() if k.startswith("policy/")}
+    missing = sorted(set(params) - set(given))
+    extra = sorted(set(given) - set(params))
+    if missing or extra:
+        raise CheckpointError(f"{what}: tensors do not match the network (missing {missing[:3]}, "
+                              f"unexpected {extra[:3]})")
+    for name, t in given.items():
+        if tuple(t.shape) != tuple(params[name].shape) or t.dtype not in (torch.float32, torch.float16):
+            raise CheckpointError(f"{what}: tensor policy/{name} has shape {tuple(t.shape)} and dtype "
+                                  f"{t.dtype}; the network needs {tuple(params[name].shape)} float32")
+        if not torch.isfinite(t).all():
+            raise CheckpointError(f"{what}: tensor policy/{name} holds NaN or infinite values")
+    net.load_state_dict({k: v.float() for k, v in given.items()})
+
+
+def network_tensors(net) -> dict:
+    """The ``policy/<name>`` tensors a checkpoint stores for ``net``."""
+    return {f"policy/{k}": v for k, v in net.state_dict().items()}
+
+
+def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None = None, **search_options) -> AZAgent:
+    """An :class:`AZAgent` from checkpoint ``path`` (validated against ``core``)."""
+    from yyenvs.agents.checkpoint import checkpoint_label
+    net, meta = load_network(path, core)
+    label = checkpoint_label(meta["path"]) + (f":{simulations}" if simulations else "")
+    agent = AZAgent(core, net, seed, simulations, label=label, **search_options)
+    agent.metadata = meta
+    return agent
+
+
+def az_checkpoint_path(spec) -> str | None:
+    """The checkpoint an ``az:`` spec names (None for other specs)."""
+    if isinstance(spec, (str, os.PathLike)) and os.fspath(spec).startswith("az:"):
+        return parse_az_spec(os.fspath(spec))[0]
+    return None

@@ -1,0 +1,540 @@
+"""Search with a policy-value network: Gumbel at the root, PUCT below it, chance sampled.
+
+:class:`GumbelSearch` searches every row of a batch at once; each of its
+``simulations`` waves adds one node to the tree of every row, evaluates all
+the new nodes in one network call and backs their values up.
+
+* **Tree.**  :class:`Tree`: flat arrays allocated per search.  Row ``r``
+  owns nodes ``r * C`` to ``r * C + C - 1`` (``C = simulations + 1``, the
+  root first; a simulation adds at most one node).  A node holds its parent,
+  the action from it, the player to move (``CHANCE_PLAYER`` at a chance
+  node), whether the game is over there, its visits, its value sum *per
+  player* counted from the step into it (whose rewards, ``reward``, are part
+  of it) and the network's value of it (``raw_value``).  Its edges, one per
+  legal action (or possible chance outcome), lie in a shared pool with their
+  prior, their normalised logit and, at the roots, a Gumbel draw.  Node
+  states are one ``BatchState`` of ``B * C`` rows.
+* **Root** (Danihelka et al., *Policy improvement by planning with Gumbel*,
+  ICLR 2022).  Sequential halving over the ``max_considered`` actions of
+  highest ``gumbel + logit``: simulation ``s`` visits, among the actions whose
+  visit count is the schedule's count for ``s``, the one of highest
+  ``gumbel + logit + sigma(q)``, where ``q`` is the completed Q-value (the
+  mean value for the mover of a visited child, else the mix of the network's
+  value and the visited Q-values), rescaled to [0, 1] over the siblings, and
+  ``sigma(q) = (maxvisit_init + max visits) * value_scale * q``.  The chosen
+  action is the best of the most visited by the same score; the improved
+  policy, the training target, is ``softmax(logit + sigma(q))``.
+* **Below the root**: PUCT, ``Q + c_puct * prior * sqrt(N) / (1 + n)``, with
+  an unvisited child valued at its parent's mean.
+* **Chance** (games whose spec declares chance): the search runs on the
+  core's ``chance="explicit"`` twin; a chance node's edges are its outcomes
+  with their probabilities, and a simulation through it draws one with the
+  search's own random numbers, never the game's stream.
+* **Values** are vectors, one entry per seat, so 1-4 players and a player
+  moving several times in a row need nothing special: a node's value is read
+  for the player who moves at its parent.  The network's values are relative
+  to the seat it observes from (see :mod:`yyenvs.agents.pvnet`); a chance
+  node is observed from the seat that moved into it.
+
+Random numbers are a pure function of (search seed, game seed, ply,
+simulation), so a state gets the same search whatever batch it is in.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+from numba import njit
+
+from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
+from yyenvs.core.rng import hash_u64, uniform01, uniform3
+
+#: random-number tags (one stream per use)
+_TAG_GUMBEL, _TAG_CHANCE = 11, 13
+
+
+def considered_visits(max_considered: int, simulations: int) -> tuple[int, ...]:
+    """Sequential halving's schedule: the visit count of the action simulation s visits.
+
+    The considered actions are visited in rounds, each round giving every one
+    of them the same number of visits, then the better half goes on.
+    """
+    if max_considered <= 1:
+        return tuple(range(simulations))
+    log2max = int(math.ceil(math.log2(max_considered)))
+    sequence: list[int] = []
+    visits = [0] * max_considered
+    n = max_considered
+    while len(sequence) < simulations:
+        extra = max(1, int(simulations / (log2max * n)))
+        for _ in range(extra):
+            sequence.extend(visits[:n])
+            for i in range(n):
+                visits[i] += 1
+        n = max(2, n // 2)
+    return tuple(sequence[:simulations])
+
+
+def considered_table(max_considered: int, simulations: int) -> np.ndarray:
+    """(max_considered + 1, simulations) int32: row m is the schedule with m actions considered."""
+    table = np.zeros((max_considered + 1, max(simulations, 1)), np.int32)
+    for m in range(max_considered + 1):
+        table[m, :simulations] = considered_visits(m, simulations)
+    return table
+
+
+@dataclasses.dataclass
+class Tree:
+    """The search trees of a batch of roots (see the module docstring)."""
+
+    nodes_per_row: int
+    node_count: np.ndarray  # (B,) int64
+    parent: np.ndarray  # (N,) int64, -1 at a root
+    action: np.ndarray  # (N,) int64 the action from the parent, -1 at a root
+    to_move: np.ndarray  # (N,) int8, CHANCE_PLAYER at a chance node
+    terminal: np.ndarray  # (N,) bool
+    visits: np.ndarray  # (N,) int32
+    value_sum: np.ndarray  # (N, P) float64
+    reward: np.ndarray  # (N, P) float64 rewards of the step into the node
+    raw_value: np.ndarray  # (N, P) float64 the network's value (absolute seats)
+    first_edge: np.ndarray  # (N,) int64
+    num_edges: np.ndarray  # (N,) int32
+    states: BatchState  # (N rows)
+    edge_action: np.ndarray  # (E,) int32
+    edge_child: np.ndarray  # (E,) int64, -1 until a simulation takes the edge
+    edge_prior: np.ndarray  # (E,) float64 policy prior, or the outcome's probability
+    edge_logit: np.ndarray  # (E,) float64 logit minus its node's largest
+    edge_gumbel: np.ndarray  # (E,) float64 at the roots' edges, else 0
+    num_used_edges: int = 0
+
+    @classmethod
+    def allocate(cls, root: BatchState, nodes_per_row: int, num_players: int, edges: int) -> Tree:
+        B, C, P = root.batch_size, nodes_per_row, num_players
+        N = B * C
+        states = root.take(np.repeat(np.arange(B), C))
+        return cls(C, np.ones(B, np.int64), np.full(N, -1, np.int64), np.full(N, -1, np.int64),
+                   np.zeros(N, np.int8), np.zeros(N, np.bool_), np.zeros(N, np.int32),
+                   np.zeros((N, P)), np.zeros((N, P)), np.zeros((N, P)), np.zeros(N, np.int64),
+                   np.zeros(N, np.int32), states, np.empty(edges, np.int32), np.empty(edges, np.int64),
+                   np.empty(edges), np.empty(edges), np.empty(edges))
+
+    @property
+    def roots(self) -> np.ndarray:
+        return np.arange(self.node_count.shape[0]) * self.nodes_per_row
+
+    def reserve_edges(self, size: int) -> None:
+        """Room for ``size`` edges (the pool doubles when full)."""
+        cap = self.edge_action.shape[0]
+        if size <= cap:
+            return
+        new = max(size, 2 * cap)
+        for name in ("edge_action", "edge_child", "edge_prior", "edge_logit", "edge_gumbel"):
+            old = getattr(self, name)
+            grown = np.empty(new, old.dtype)  # an edge's fields are written when its node is expanded
+            grown[:cap] = old
+            setattr(self, name, grown)
+
+
+# --------------------------------------------------------------------------
+# tree kernels
+# --------------------------------------------------------------------------
+@njit(cache=True)
+def _expand(nodes, mask, logits, first_edge, num_edges, edge_action, edge_child, edge_logit, start):
+    """Edges for ``nodes``, one per legal action, with its logit minus the node's largest
+    (actions past the logits' width, chance outcomes, get 0).  Returns the next free edge.
+    Branch-free (every action is written, and kept by advancing), so the pool needs
+    ``mask.shape[1]`` spare edges."""
+    e = start
+    A = logits.shape[1]
+    for s in range(nodes.shape[0]):
+        e0 = e
+        ms = mask[s]
+        ls = logits[s]
+        for a in range(A):
+            edge_action[e] = a
+            edge_logit[e] = ls[a]
+            e += np.int64(ms[a])
+        for a in range(A, ms.shape[0]):
+            edge_action[e] = a
+            edge_logit[e] = 0.0
+            e += np.int64(ms[a])
+        top = -np.inf
+        for k in range(e0, e):
+            top = max(top, edge_logit[k])
+        for k in range(e0, e):
+            edge_logit[k] -= top
+        first_edge[nodes[s]] = e0
+        num_edges[nodes[s]] = e - e0
+    edge_child[start:e] = -1
+    return e
+
+
+@njit(cache=True)
+def _normalise(nodes, first_edge, num_edges, edge_prior):
+    """Each node's edge priors divided by their sum (they hold exp(logit))."""
+    for n in nodes:
+        e0 = first_edge[n]
+        total = 0.0
+        for e in range(e0, e0 + num_edges[n]):
+            total += edge_prior[e]
+        for e in range(e0, e0 + num_edges[n]):
+            edge_prior[e] /= total
+
+
+@njit(cache=True)
+def _consider(B, C, first_edge, num_edges, edge_logit, edge_gumbel, max_considered, considered, n_considered):
+    """Per root, its ``max_considered`` edges of highest gumbel + logit, best first: the only
+    edges that sequential halving visits (an unvisited edge's score is its gumbel + logit
+    plus the same sigma(q) for all)."""
+    for r in range(B):
+        node = r * C
+        e0 = first_edge[node]
+        m = 0
+        for e in range(e0, e0 + num_edges[node]):
+            score = edge_gumbel[e] + edge_logit[e]
+            j = min(m, max_considered - 1)
+            if m == max_considered and score <= edge_gumbel[considered[r, j]] + edge_logit[considered[r, j]]:
+                continue
+            while j > 0 and score > edge_gumbel[considered[r, j - 1]] + edge_logit[considered[r, j - 1]]:
+                considered[r, j] = considered[r, j - 1]
+                j -= 1
+            considered[r, j] = e
+            m = min(m + 1, max_considered)
+        n_considered[r] = m
+
+
+@njit(cache=True)
+def _sigma_q(node, player, edges, n_edges, all_edges, edge_child, edge_prior, visits, value_sum,
+             raw_value, maxvisit_init, value_scale, out):
+    """sigma(completed Q) for ``player`` of the edges ``edges[:n_edges]`` of ``node`` into
+    ``out``; ``all_edges``: those are every edge of the node (else the others are unvisited).
+    The completed Q is a visited child's mean value, else the mix of the node's network value
+    and the visited Q-values; it is rescaled to [0, 1] over all the node's edges.  Returns
+    the largest visit count."""
+    sum_n = 0
+    sum_p = 0.0
+    weighted = 0.0
+    top_n = 0
+    for j in range(n_edges):
+        e = edges[j]
+        ch = edge_child[e]
+        if ch >= 0 and visits[ch] > 0:
+            n = visits[ch]
+            p = max(edge_prior[e], 1e-30)
+            sum_n += n
+            sum_p += p
+            weighted += p * value_sum[ch, player] / n
+            top_n = max(top_n, n)
+    mixed = raw_value[node, player]
+    if sum_n > 0:
+        mixed = (mixed + sum_n * weighted / sum_p) / (sum_n + 1)
+    lo = np.inf if all_edges else mixed
+    hi = -np.inf if all_edges else mixed
+    for j in range(n_edges):
+        ch = edge_child[edges[j]]
+        q = value_sum[ch, player] / visits[ch] if ch >= 0 and visits[ch] > 0 else mixed
+        out[j] = q
+        lo = min(lo, q)
+        hi = max(hi, q)
+    scale = (maxvisit_init + top_n) * value_scale / max(hi - lo, 1e-8)
+    for j in range(n_edges):
+        out[j] = (out[j] - lo) * scale
+    return top_n
+
+
+@njit(cache=True)
+def _puct_edge(node, player, first_edge, num_edges, edge_child, edge_prior, visits, value_sum, reward,
+               c_puct):
+    """PUCT among ``node``'s edges for ``player``; an unvisited child is valued at the node's mean."""
+    e0 = first_edge[node]
+    fpu = value_sum[node, player] / max(visits[node], 1) - reward[node, player]
+    c = c_puct * math.sqrt(max(visits[node], 1))
+    best = e0
+    best_score = -np.inf
+    for e in range(e0, e0 + num_edges[node]):
+        ch = edge_child[e]
+        score = fpu + c * edge_prior[e]
+        if ch >= 0:
+            n = visits[ch]
+            score = value_sum[ch, player] / n + c * edge_prior[e] / (1 + n)
+        if score > best_score:
+            best = e
+            best_score = score
+    return best
+
+
+@njit(cache=True)
+def _sample_edge(first_edge, num_edges, edge_prior, node, u):
+    """A chance node's outcome edge drawn by its probability with the uniform ``u``."""
+    e0 = first_edge[node]
+    e1 = e0 + num_edges[node]
+    acc = 0.0
+    for e in range(e0, e1):
+        acc += edge_prior[e]
+        if acc > u:
+            return e
+    return e1 - 1  # rounding
+
+
+@njit(cache=True)
+def _select(sim, C, node_count, parent, action, to_move, terminal, visits, value_sum, reward, raw_value,
+            first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit, edge_gumbel,
+            considered, n_considered, table, c_puct, maxvisit_init, value_scale, chance_key,
+            leaf, is_new, path, depth, q):
+    """Simulation ``sim`` of every row: from the root (sequential halving over its considered
+    edges) down by PUCT, through chance nodes by their probabilities, to an edge no
+    simulation has taken (its new child is the leaf) or to a finished game."""
+    for r in range(node_count.shape[0]):
+        node = r * C
+        path[r, 0] = node
+        d = 1
+        is_new[r] = False
+        while not terminal[node]:
+            if d == 1:
+                m = n_considered[r]
+                target = table[m, sim]
+                _sigma_q(node, to_move[node], considered[r], m, m == num_edges[node], edge_child, edge_prior,
+                         visits, value_sum, raw_value, maxvisit_init, value_scale, q)
+                e = -1
+                best = -np.inf
+                for j in range(m):
+                    c = considered[r, j]
+                    ch = edge_child[c]
+                    n = visits[ch] if ch >= 0 else 0
+                    score = edge_gumbel[c] + edge_logit[c] + q[j]
+                    if n == target and (e < 0 or score > best):
+                        e = c
+                        best = score
+                if e < 0:  # nothing at the scheduled count: the best considered
+                    e = considered[r, 0]
+            elif to_move[node] == CHANCE_PLAYER:
+                e = _sample_edge(first_edge, num_edges, edge_prior, node,
+                                 uniform3(chance_key[r], np.uint64(sim), np.uint64(d)))
+            else:
+                e = _puct_edge(node, to_move[node], first_edge, num_edges, edge_child, edge_prior, visits,
+                               value_sum, reward, c_puct)
+            ch = edge_child[e]
+            if ch < 0:  # a new node, the leaf
+                ch = r * C + node_count[r]
+                node_count[r] += 1
+                parent[ch] = node
+                action[ch] = edge_action[e]
+                visits[ch] = 0
+                value_sum[ch, :] = 0.0
+                edge_child[e] = ch
+                path[r, d] = ch
+                d += 1
+                is_new[r] = True
+                node = ch
+                break
+            node = ch
+            path[r, d] = node
+            d += 1
+        leaf[r] = node
+        depth[r] = d
+
+
+@njit(cache=True)
+def _backup(path, depth, value, reward, visits, value_sum):
+    """Add each row's leaf value, plus the rewards on the way, to every node of its path."""
+    P = value.shape[1]
+    G = np.empty(P)
+    for r in range(path.shape[0]):
+        for p in range(P):
+            G[p] = value[r, p]
+        for k in range(depth[r] - 1, -1, -1):
+            n = path[r, k]
+            visits[n] += 1
+            for p in range(P):
+                G[p] += reward[n, p]
+                value_sum[n, p] += G[p]
+
+
+@njit(cache=True)
+def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit,
+                  edge_gumbel, visits, value_sum, raw_value, maxvisit_init, value_scale, policy, chosen,
+                  edges, q):
+    """Per root: the improved policy softmax(logit + sigma(q)) into ``policy`` (B, A) and the
+    chosen action, the best of the most visited by gumbel + logit + sigma(q)."""
+    for r in range(policy.shape[0]):
+        node = r * C
+        e0 = first_edge[node]
+        k = num_edges[node]
+        for j in range(k):
+            edges[j] = e0 + j
+        top_n = _sigma_q(node, to_move[node], edges, k, True, edge_child, edge_prior, visits, value_sum,
+                         raw_value, maxvisit_init, value_scale, q)
+        hi = -np.inf
+        for j in range(k):
+            hi = max(hi, edge_logit[e0 + j] + q[j])
+        total = 0.0
+        for j in range(k):
+            total += math.exp(edge_logit[e0 + j] + q[j] - hi)
+        policy[r, :] = 0.0
+        best = -1
+        best_score = -np.inf
+        for j in range(k):
+            a = edge_action[e0 + j]
+            policy[r, a] = math.exp(edge_logit[e0 + j] + q[j] - hi) / total
+            ch = edge_child[e0 + j]
+            n = visits[ch] if ch >= 0 else 0
+            score = edge_gumbel[e0 + j] + edge_logit[e0 + j] + q[j]
+            if n == top_n and (best < 0 or score > best_score):
+                best = a
+                best_score = score
+        chosen[r] = best
+
+
+# --------------------------------------------------------------------------
+# the search
+# --------------------------------------------------------------------------
+@dataclasses.dataclass
+class SearchResult:
+    """What one search gives per root."""
+
+    action: np.ndarray  # (B,) int64 the chosen action
+    policy: np.ndarray  # (B, A) float32 the improved policy over the player actions
+    value: np.ndarray  # (B, P) float64 the root's mean value per seat (absolute seats)
+    tree: Tree
+
+
+class GumbelSearch:
+    """Batched search with a network (see the module docstring).
+
+    ``evaluate(obs) -> (logits (S, A), values (S, P))`` is the network (see
+    :class:`~yyenvs.agents.pvnet.NetworkEvaluator`): logits of the
+    ``core.num_actions`` player actions and values relative to the observing
+    seat.  ``seed`` salts the Gumbel and chance draws.
+    """
+
+    def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
+                 gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
+                 maxvisit_init: float = 50.0, seed: int = 0):
+        if simulations < 1 or max_considered < 1:
+            raise ValueError(f"simulations and max_considered must be at least 1, got {simulations}, "
+                             f"{max_considered}")
+        for name, v in (("gumbel_scale", gumbel_scale), ("c_puct", c_puct), ("value_scale", value_scale),
+                        ("maxvisit_init", maxvisit_init)):
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+        self.core = core
+        self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
+        self.evaluate = evaluate
+        self.simulations = int(simulations)
+        self.max_considered = int(max_considered)
+        self.gumbel_scale = float(gumbel_scale)
+        self.c_puct = float(c_puct)
+        self.value_scale = float(value_scale)
+        self.maxvisit_init = float(maxvisit_init)
+        self.seed = np.uint64(seed % (1 << 64))
+        self._table = considered_table(self.max_considered, self.simulations)
+        self._tree: Tree | None = None
+
+    def _absolute(self, rel: np.ndarray, viewer: np.ndarray) -> np.ndarray:
+        """Values relative to ``viewer`` -> values per absolute seat."""
+        P = rel.shape[1]
+        out = np.empty(rel.shape, np.float64)
+        seats = (viewer.astype(np.int64)[:, None] + np.arange(P)) % P
+        np.put_along_axis(out, seats, rel.astype(np.float64), axis=1)
+        return out
+
+    def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray) -> np.ndarray:
+        """Evaluate and expand ``nodes`` (their states ``st``, none finished); their values (absolute)."""
+        core = self.search_core
+        logits, rel = self.evaluate(core.observe(st, viewer))
+        value = self._absolute(rel, viewer)
+        tree.raw_value[nodes] = value
+        mask = core.legal_action_mask(st)
+        start = tree.num_used_edges
+        tree.reserve_edges(start + int(mask.sum()) + mask.shape[1])
+        end = _expand(nodes, mask, np.ascontiguousarray(logits, np.float32), tree.first_edge, tree.num_edges,
+                      tree.edge_action, tree.edge_child, tree.edge_logit, start)
+        np.exp(tree.edge_logit[start:end], out=tree.edge_prior[start:end])
+        _normalise(nodes, tree.first_edge, tree.num_edges, tree.edge_prior)
+        chance = np.flatnonzero(st.current_player == CHANCE_PLAYER)
+        if chance.size:  # a chance node's edges are its outcomes: their probabilities, not a policy
+            probs = core.chance_probabilities(st.take(chance))
+            for k, n in enumerate(nodes[chance]):
+                e = slice(tree.first_edge[n], tree.first_edge[n] + tree.num_edges[n])
+                p = probs[k, tree.edge_action[e]]
+                tree.edge_prior[e] = p
+                with np.errstate(divide="ignore"):
+                    tree.edge_logit[e] = np.log(p)
+        tree.num_used_edges = end
+        return value
+
+    def run(self, root: BatchState) -> SearchResult:
+        """Search from every row of ``root`` (games in progress with a player to move; not changed)."""
+        core = self.search_core
+        B = root.batch_size
+        P = core.num_players
+        C = self.simulations + 1
+        tree = self._tree
+        if tree is None or tree.node_count.shape[0] != B or type(tree.states) is not type(root):
+            # kept for the next search: fresh pages cost more than the search's writes to them
+            tree = self._tree = Tree.allocate(root, C, P, edges=max(64 * B, 1))
+        else:
+            tree.states.put(tree.roots, root)
+        roots = tree.roots
+        tree.node_count[:] = 1
+        tree.num_used_edges = 0
+        tree.parent[roots] = -1
+        tree.action[roots] = -1
+        tree.terminal[roots] = False
+        tree.reward[roots] = 0.0
+        tree.to_move[roots] = root.current_player
+        viewer = root.current_player.astype(np.int64)
+        value = self._evaluate_new(tree, roots, root, viewer)
+        tree.visits[roots] = 1
+        tree.value_sum[roots] = value
+        tree.reserve_edges(int(1.5 * tree.num_used_edges * C))  # one doubling at most, usually none
+        # Gumbel noise on the roots' edges, a pure function of the game and the action
+        n_root = int(tree.num_edges[roots].sum())
+        rows = np.repeat(np.arange(B), tree.num_edges[roots])
+        tree.edge_gumbel[:n_root] = 0.0
+        if self.gumbel_scale > 0 and n_root:
+            u = uniform01(self.seed, root.seed[rows], root.ply[rows].astype(np.uint64),
+                          tree.edge_action[:n_root].astype(np.uint64), np.uint64(_TAG_GUMBEL))
+            tree.edge_gumbel[:n_root] = -np.log(-np.log(np.maximum(u, 1e-300))) * self.gumbel_scale
+        M = self.max_considered
+        considered = np.zeros((B, M), np.int64)
+        n_considered = np.zeros(B, np.int64)
+        _consider(B, C, tree.first_edge, tree.num_edges, tree.edge_logit, tree.edge_gumbel, M, considered,
+                  n_considered)
+        chance_key = hash_u64(self.seed, root.seed, root.ply.astype(np.uint64), np.uint64(_TAG_CHANCE))
+        leaf = np.zeros(B, np.int64)
+        is_new = np.zeros(B, np.bool_)
+        path = np.zeros((B, C), np.int64)
+        depth = np.zeros(B, np.int64)
+        q = np.zeros(core.num_actions, np.float64)  # scratch: a node has at most that many edges
+        for sim in range(self.simulations):
+            _select(sim, C, tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
+                    tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges, tree.edge_action,
+                    tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel, considered, n_considered,
+                    self._table, self.c_puct, self.maxvisit_init, self.value_scale, chance_key, leaf, is_new,
+                    path, depth, q)
+            value = np.zeros((B, P))
+            new = leaf[is_new]
+            if new.size:
+                ch = tree.states.take(tree.parent[new])
+                core.step(ch, tree.action[new])
+                tree.states.put(new, ch)
+                tree.reward[new] = ch.rewards
+                tree.terminal[new] = ch.done
+                tree.to_move[new] = ch.current_player
+                live = np.flatnonzero(~ch.done)
+                if live.size:
+                    sub = ch if live.size == new.size else ch.take(live)
+                    mover = tree.to_move[tree.parent[new[live]]].astype(np.int64)
+                    viewer = np.where(sub.current_player == CHANCE_PLAYER, mover, sub.current_player)
+                    value[np.flatnonzero(is_new)[live]] = self._evaluate_new(tree, new[live], sub, viewer)
+            _backup(path, depth, value, tree.reward, tree.visits, tree.value_sum)
+        policy = np.zeros((B, self.core.num_actions), np.float32)
+        chosen = np.zeros(B, np.int64)
+        _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,
+                      tree.edge_prior, tree.edge_logit, tree.edge_gumbel, tree.visits, tree.value_sum,
+                      tree.raw_value, self.maxvisit_init, self.value_scale, policy, chosen,
+                      np.zeros(core.num_actions, np.int64), q)
+        root_value = tree.value_sum[roots] / tree.visits[roots][:, None]
+        return SearchResult(chosen, policy, root_value, tree)

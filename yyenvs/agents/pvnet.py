@@ -1,0 +1,140 @@
+"""The policy-value network of the search agents: its description, its rebuild, the network.
+
+One network gives, for a batch of observations, the logits of every player
+action and a value per player, in [-1, 1], *relative to the observing seat*:
+entry ``k`` is the value for seat ``(viewer + k) % P`` (so a network is the
+same whichever seat it plays).  The trunk is a residual tower of 3x3
+convolutions over (H, W, C) planes when ``blocks > 0`` (the game has planes),
+then a hidden MLP; with ``blocks = 0`` it is the MLP alone over the flattened
+observation.
+
+A network is described by a small dict (:func:`network_description`), which
+checkpoints record next to the parameters; :func:`make_network` rebuilds it
+from one after :func:`parameter_count` has bounded what it would allocate.
+Needs torch (the ``train`` extra).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from yyenvs.agents.network import NetworkError
+
+NETWORK_CLASS = "PolicyValueNet"
+#: the fields of a description, all required
+DESCRIPTION_FIELDS = ("class", "hidden", "channels", "blocks", "num_players")
+MAX_WIDTH = 1 << 16
+MAX_BLOCKS = 64
+
+
+def network_description(core, hidden=(128, 128), channels: int = 0, blocks: int = 0) -> dict:
+    """The description of a network for ``core``: ``blocks`` residual blocks of ``channels``
+    3x3 convolutions over the planes (0: none), then hidden layers ``hidden``."""
+    desc = {"class": NETWORK_CLASS, "hidden": [int(h) for h in hidden], "channels": int(channels),
+            "blocks": int(blocks), "num_players": int(core.num_players)}
+    check_description(desc, core)
+    return desc
+
+
+def check_description(desc: dict, core) -> None:
+    """NetworkError unless ``desc`` can be built for ``core``."""
+    hidden, channels, blocks = desc["hidden"], desc["channels"], desc["blocks"]
+    if not hidden or any(not 1 <= h <= MAX_WIDTH for h in hidden):
+        raise NetworkError(f"hidden must list 1 or more layer widths from 1 to {MAX_WIDTH}, got {hidden}")
+    if not 0 <= blocks <= MAX_BLOCKS:
+        raise NetworkError(f"blocks must be from 0 to {MAX_BLOCKS}, got {blocks}")
+    if blocks and not 1 <= channels <= 4096:
+        raise NetworkError(f"residual blocks need channels from 1 to 4096, got {channels}")
+    if blocks and len(core.observation_shape) != 3:
+        raise NetworkError(f"residual blocks need (H, W, C) observation planes; {core.name} "
+                           f"observes {tuple(core.observation_shape)}")
+    if desc["num_players"] != core.num_players:
+        raise NetworkError(f"the network values {desc['num_players']} players; {core.name} has "
+                           f"{core.num_players}")
+
+
+def parameter_count(core, desc: dict) -> int:
+    """The parameters :func:`make_network` would allocate for ``desc`` on ``core``."""
+    shape = tuple(core.observation_shape)
+    n = 0
+    if desc["blocks"]:
+        h, w, c = shape
+        ch = desc["channels"]
+        n += (9 * c + 1) * ch + desc["blocks"] * 2 * (9 * ch + 1) * ch
+        width = h * w * ch
+    else:
+        width = int(np.prod(shape))
+    for hdim in desc["hidden"]:
+        n += (width + 1) * hdim
+        width = hdim
+    return n + (width + 1) * (core.num_actions + core.num_players)
+
+
+class _Residual(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.a = nn.Conv2d(channels, channels, 3, padding=1)
+        self.b = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x):
+        return torch.relu(x + self.b(torch.relu(self.a(x))))
+
+
+class PolicyValueNet(nn.Module):
+    """(B, *observation_shape) float32 -> (logits (B, A), values (B, P) in [-1, 1] from the viewer)."""
+
+    def __init__(self, observation_shape, num_actions: int, num_players: int, hidden=(128, 128),
+                 channels: int = 0, blocks: int = 0):
+        super().__init__()
+        self.observation_shape = tuple(int(d) for d in observation_shape)
+        self.num_actions = int(num_actions)
+        self.num_players = int(num_players)
+        layers: list[nn.Module] = []
+        if blocks:
+            h, w, c = self.observation_shape
+            self.tower = nn.Sequential(nn.Conv2d(c, channels, 3, padding=1), nn.ReLU(),
+                                       *[_Residual(channels) for _ in range(blocks)])
+            width = h * w * channels
+        else:
+            self.tower = None
+            width = int(math.prod(self.observation_shape))
+        for hdim in hidden:
+            layers += [nn.Linear(width, int(hdim)), nn.ReLU()]
+            width = int(hdim)
+        self.mlp = nn.Sequential(*layers)
+        self.head = nn.Linear(width, self.num_actions + self.num_players)
+
+    def forward(self, obs):
+        x = obs
+        if self.tower is not None:
+            x = self.tower(x.permute(0, 3, 1, 2))
+        x = self.mlp(x.flatten(1))
+        out = self.head(x)
+        return out[:, :self.num_actions], torch.tanh(out[:, self.num_actions:])
+
+
+def make_network(core, desc: dict) -> PolicyValueNet:
+    """The network ``desc`` describes, for ``core`` (NetworkError if it does not fit)."""
+    check_description(desc, core)
+    return PolicyValueNet(core.observation_shape, core.num_actions, core.num_players,
+                          desc["hidden"], desc["channels"], desc["blocks"])
+
+
+class NetworkEvaluator:
+    """The search's view of a network: ``evaluate(obs) -> (logits, values)``, numpy arrays.
+
+    ``logits`` (S, A) float32 over the player actions, ``values`` (S, P) relative
+    to the observing seat; no gradients.  The network has no layer that behaves
+    differently in training, so its mode does not matter.
+    """
+
+    def __init__(self, net: PolicyValueNet):
+        self.net = net
+
+    def __call__(self, obs: np.ndarray):
+        with torch.inference_mode():
+            logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
+        return logits.numpy(), values.numpy()
