@@ -14,7 +14,9 @@
   ``az.replay_size``; gradient steps on random minibatches keep the samples
   trained per sample played near ``az.train_ratio``.  Loss: cross-entropy of
   the masked policy with the target plus ``az.value_weight`` times the mean
-  squared value error; AdamW.
+  squared value error; AdamW.  With ``az.augment`` each trained position is
+  seen through one of the board symmetries its game declares (its spec's
+  ``symmetry``), drawn at random.
 * Every ``selfplay.snapshot_every`` moves a snapshot of the network is saved
   under ``run_dir/snapshots/``; every ``checkpoint.every`` moves the run is
   checkpointed (network, optimiser state, counters; the replay buffer is not
@@ -70,10 +72,23 @@ class ReplayBuffer:
         self.next = int((self.next + n) % self.capacity)
         self.size = min(self.size + n, self.capacity)
 
-    def sample(self, n: int, rng: np.random.Generator):
+    def sample(self, n: int, rng: np.random.Generator, symmetries=()):
+        """A minibatch as torch tensors; with ``symmetries``, each position seen through one of
+        them drawn at random (a turned board with its policy turned alike)."""
         idx = rng.integers(0, self.size, n)
-        return (torch.from_numpy(self.obs[idx].astype(np.float32)), torch.from_numpy(self.mask[idx]),
-                torch.from_numpy(self.policy[idx].astype(np.float32)), torch.from_numpy(self.value[idx]))
+        obs, mask, policy = self.obs[idx].astype(np.float32), self.mask[idx], self.policy[idx].astype(np.float32)
+        if len(symmetries) > 1:
+            which = rng.integers(0, len(symmetries), n)
+            for g in np.unique(which):
+                if g == 0:  # the identity
+                    continue
+                rows = np.flatnonzero(which == g)
+                sym = symmetries[g]
+                obs[rows] = sym.observations(obs[rows])
+                mask[rows] = sym.per_action(mask[rows])
+                policy[rows] = sym.per_action(policy[rows])
+        return (torch.from_numpy(obs), torch.from_numpy(np.ascontiguousarray(mask)), torch.from_numpy(policy),
+                torch.from_numpy(self.value[idx]))
 
 
 class PendingGames:
@@ -144,6 +159,7 @@ class AZTrainer(TrainingRun):
             self.replay = ReplayBuffer(self.az["replay_size"], self.core.observation_shape,
                                        self.core.num_actions, self.core.num_players)
             self.rng = np.random.default_rng(cfg["seed"])
+            self.symmetries = self.core.symmetries() if self.az["augment"] else ()
             self.num_timesteps = 0
             self.n_updates = 0
             self.samples_trained = 0
@@ -228,7 +244,7 @@ class AZTrainer(TrainingRun):
 
     # -- learning -----------------------------------------------------------------------------
     def train_step(self) -> float:
-        obs, mask, policy, value = self.replay.sample(self.az["batch_size"], self.rng)
+        obs, mask, policy, value = self.replay.sample(self.az["batch_size"], self.rng, self.symmetries)
         logits, v = self.net(obs)
         logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
         policy_loss = -(policy * torch.where(mask, logp, 0.0)).sum(1).mean()
@@ -330,7 +346,8 @@ class AZTrainer(TrainingRun):
         if step >= due["checkpoint"]:
             self.save_checkpoint()
             due["checkpoint"] = (step // every["checkpoint"] + 1) * every["checkpoint"]
-        if bar is not None:
+        if bar is not None and time.time() - getattr(bar, "last_shown", 0.0) > 1.0:
+            bar.last_shown = time.time()
             bar.n = min(step, bar.total)
             parts = [f"games {self.games_finished}"]
             if losses:

@@ -16,9 +16,9 @@ import json
 import os
 import sys
 
-from yyenvs.agents.checkpoint import (SUFFIX, CheckpointError, check_pool_state, core_options, game_metadata,
-                                      load_policy, optimizer_tensors, policy_tensors, read_metadata,
-                                      write_checkpoint)
+from yyenvs.agents.checkpoint import (ALGOS, PV_CLASS, SUFFIX, CheckpointError, check_pool_state,
+                                      core_options, game_metadata, load_policy, optimizer_tensors,
+                                      policy_tensors, read_metadata, write_checkpoint)
 from yyenvs.cli import ArgumentParser, one_line
 from yyenvs.games import make_core
 
@@ -29,13 +29,18 @@ def info(path) -> str:
     meta = read_metadata(path)
     size = os.path.getsize(meta["path"])
     net = meta["policy"]
+    if net["class"] == PV_CLASS:
+        described = (f"  policy-value network ({meta.get('algo', ALGOS[1])}): hidden {net['hidden']}, "
+                     f"{net['blocks']} residual blocks of {net['channels']} channels")
+    else:
+        described = (f"  network: hidden {net['net_arch']} {net['activation']}, convolutions {net['cnn_channels']}, "
+                     f"{net['action_features']} per-action features, value head {'yes' if net['value_net'] else 'no'}")
     lines = [f"{meta['path']}: {meta['kind']} of {meta['game']} (version {meta['game_version']}), "
              f"{size / 1e6:.2f} MB",
              f"  options: {json.dumps(meta['options'], sort_keys=True)}",
              f"  observation {tuple(meta['observation_shape'])}, {meta['num_actions']} actions, "
              f"{meta['num_players']} players",
-             f"  network: hidden {net['net_arch']} {net['activation']}, convolutions {net['cnn_channels']}, "
-             f"{net['action_features']} per-action features, value head {'yes' if net['value_net'] else 'no'}",
+             described,
              f"  trained for {meta['num_timesteps']} steps"]
     if meta.get("pool"):
         snaps = [e for e in meta["pool"]["entries"] if e["kind"] == "snapshot"]
@@ -48,15 +53,24 @@ def export(src, out, dtype: str = "float16", options: dict | None = None) -> dic
     import torch
     meta = read_metadata(src)
     core = make_core(meta["game"], **core_options(meta, options))
-    policy, meta = load_policy(src, core)
-    keep = policy_tensors(policy, value_net=False, dtype=getattr(torch, dtype))
+    if meta["policy"]["class"] == PV_CLASS:  # a search agent needs its value head too: the whole network
+        from yyenvs.agents.az import load_network, network_tensors
+        net, meta = load_network(src, core)
+        keep = {k: v.to(getattr(torch, dtype)) for k, v in network_tensors(net).items()}
+        policy_desc = meta["policy"]
+    else:
+        policy, meta = load_policy(src, core)
+        keep = policy_tensors(policy, value_net=False, dtype=getattr(torch, dtype))
+        policy_desc = {**meta["policy"], "value_net": False}
     bad = next((k for k, t in keep.items() if not torch.isfinite(t).all()), None)
     if bad is not None:
         raise CheckpointError(f"{bad!r} does not fit in {dtype} (values beyond its range); "
                               "export with --dtype float32")
     new = {k: meta[k] for k in ("game", "game_version", "options", "observation_shape", "num_actions",
                                 "num_players", "num_timesteps")}
-    new.update(kind="policy", policy={**meta["policy"], "value_net": False}, dtype=dtype)
+    new.update(kind="policy", policy=policy_desc, dtype=dtype)
+    if meta.get("algo"):
+        new["algo"] = meta["algo"]
     return write_checkpoint(out, keep, new)
 
 

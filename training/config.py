@@ -19,7 +19,7 @@ import math
 import os
 import re
 
-from yyenvs.agents.az import MAX_AZ_SIMULATIONS
+from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
 from yyenvs.agents.mcts import MAX_SIMULATIONS
 from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
@@ -66,17 +66,18 @@ DEFAULTS: dict = {
         "gumbel_scale": 1.0,     # Gumbel noise at the root in self-play (0: none)
         "c_puct": 1.25,          # PUCT exploration below the root
         "value_scale": 0.1,      # sigma(q) = (maxvisit_init + max visits) * value_scale * q
-        "maxvisit_init": 50.0,
+        "maxvisit_init": 50.0,   # see value_scale
         "hidden": [128, 128],    # hidden layers of the policy-value network
         "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
         "blocks": 0,             # residual blocks (0: the MLP alone)
-        "learning_rate": 1.0e-3,
-        "weight_decay": 1.0e-4,
-        "batch_size": 256,
+        "learning_rate": 1.0e-3,  # AdamW
+        "weight_decay": 1.0e-4,  # AdamW
+        "batch_size": 256,       # positions per gradient step
         "replay_size": 50000,    # finished positions kept for training
         "min_replay": 2000,      # positions in the buffer before training starts
         "train_ratio": 2.0,      # positions trained on per position played
         "value_weight": 1.0,     # weight of the value loss
+        "augment": True,         # train on positions turned / mirrored by the game's board symmetries
         "eval_simulations": 64,  # search budget of the evaluated network (quick and final evaluation)
     },
     "selfplay": {
@@ -142,6 +143,12 @@ OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]{0,6})?")
 
 
 def _opponent_ok(x) -> bool:
+    if isinstance(x, str) and x.startswith("az:"):  # a trained search agent (the file is checked when loaded)
+        try:
+            parse_az_spec(x)
+        except OptionError:
+            return False
+        return True
     m = OPPONENT.fullmatch(x) if isinstance(x, str) else None
     return m is not None and (m.group(1) is None or int(m.group(1)[1:]) <= MAX_SIMULATIONS)
 
@@ -151,7 +158,8 @@ LIST_ENTRIES = {
     "ppo.net_arch": (f"a layer width from 1 to {MAX_WIDTH}", lambda x: _is_int(x) and 0 < x <= MAX_WIDTH),
     "ppo.cnn_channels": (f"a channel count from 1 to {MAX_CHANNELS}",
                          lambda x: _is_int(x) and 0 < x <= MAX_CHANNELS),
-    "selfplay.baselines": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,})",
+    "selfplay.baselines": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
+                           "or az:<checkpoint>[:<n>])",
                            _opponent_ok),
 }
 LIST_ENTRIES["eval.opponents"] = LIST_ENTRIES["selfplay.baselines"]

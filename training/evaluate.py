@@ -81,22 +81,23 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
             raise OptionError(f"games must be >= 2 per pair (seats alternate), got {g}")
     wins = np.zeros((n, n))
     draws = np.zeros((n, n))
+    timing = np.zeros((n, 2))  # per entrant: seconds in act, moves made
     pairs = list(itertools.combinations(range(n), 2)) if pairs is None else list(pairs)
     t0 = time.time()
     for k, (i, j) in enumerate(pairs):
         g = per_pair[(i, j)] if per_pair is not None else games
         seats = seat_pattern(i, j, core.num_players, g)
-        scores, _ = play_games(core, [e.agent for e in entrants], seats, pair_seeds(seed, i, j, g))
+        scores, _ = play_games(core, [e.agent for e in entrants], seats, pair_seeds(seed, i, j, g), timing)
         w, d = pairwise_from_scores(scores, seats, n)
         wins += w
         draws += d
         if progress:
             progress(k + 1, len(pairs), entrants[i].name, entrants[j].name)
     return result_dict(core, entrants, wins, draws, games if per_pair is None else "varies",
-                       time.time() - t0)
+                       time.time() - t0, timing)
 
 
-def result_dict(core, entrants, wins, draws, games, seconds) -> dict:
+def result_dict(core, entrants, wins, draws, games, seconds, timing=None) -> dict:
     n = len(entrants)
     names = [e.name for e in entrants]
     anchor = names.index("random") if "random" in names else None
@@ -119,7 +120,10 @@ def result_dict(core, entrants, wins, draws, games, seconds) -> dict:
     return {"game": core.name, "options": core.options, "num_players": core.num_players,
             "games_per_pair": games, "seconds": round(seconds, 2),
             "entrants": [{"name": e.name, "kind": e.kind, "step": e.step,
-                          "rating": None if np.isnan(ratings[k]) else round(float(ratings[k]), 1)}
+                          "rating": None if np.isnan(ratings[k]) else round(float(ratings[k]), 1),
+                          # batched: the wall time of its act calls over the moves it made in them
+                          "seconds_per_move": (float(timing[k, 0] / timing[k, 1])
+                                               if timing is not None and timing[k, 1] else None)}
                          for k, e in enumerate(entrants)],
             "wins": wins.astype(int).tolist(), "draws": draws.astype(int).tolist(),
             "table": table,
@@ -165,7 +169,9 @@ def format_table(result: dict) -> str:
     for e in sorted(result["entrants"], key=lambda e: -(e["rating"] if e["rating"] is not None else -1e9)):
         step = f"  step {e['step']}" if e["step"] is not None else ""
         rating = "n/a" if e["rating"] is None else f"{e['rating']:7.1f}"
-        lines.append(f"  {e['name'].ljust(width)} {rating}{step}")
+        spm = e.get("seconds_per_move")
+        per_move = f"  {1000 * spm:.2f} ms per move" if spm is not None else ""
+        lines.append(f"  {e['name'].ljust(width)} {rating}{step}{per_move}")
     return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs play", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="yoxii", choices=list(GAMES))
     parser.add_argument("--agents", nargs=2, default=["greedy", "random"], metavar=("A", "B"),
-                        help="two agents: random, greedy, mcts[:n] or a checkpoint path")
+                        help="two agents: random, greedy, mcts[:n], az:<checkpoint>[:<n>] or a checkpoint path")
     parser.add_argument("--games", type=games_int, default=1000)
     parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",

@@ -34,7 +34,7 @@ the new nodes in one network call and backs their values up.
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
   to the seat it observes from (see :mod:`yyenvs.agents.pvnet`); a chance
-  node is observed from the seat that moved into it.
+  node is observed from the seat of the last player who moved before it.
 
 Random numbers are a pure function of (search seed, game seed, ply,
 simulation), so a state gets the same search whatever batch it is in.
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 
 import numpy as np
 from numba import njit
@@ -93,6 +94,8 @@ class Tree:
     parent: np.ndarray  # (N,) int64, -1 at a root
     action: np.ndarray  # (N,) int64 the action from the parent, -1 at a root
     to_move: np.ndarray  # (N,) int8, CHANCE_PLAYER at a chance node
+    observer: np.ndarray  # (N,) int8 the seat the network sees the node from: the mover, at a
+    #                       chance node the nearest ancestor's mover
     terminal: np.ndarray  # (N,) bool
     visits: np.ndarray  # (N,) int32
     value_sum: np.ndarray  # (N, P) float64
@@ -114,7 +117,7 @@ class Tree:
         N = B * C
         states = root.take(np.repeat(np.arange(B), C))
         return cls(C, np.ones(B, np.int64), np.full(N, -1, np.int64), np.full(N, -1, np.int64),
-                   np.zeros(N, np.int8), np.zeros(N, np.bool_), np.zeros(N, np.int32),
+                   np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros(N, np.bool_), np.zeros(N, np.int32),
                    np.zeros((N, P)), np.zeros((N, P)), np.zeros((N, P)), np.zeros(N, np.int64),
                    np.zeros(N, np.int32), states, np.empty(edges, np.int32), np.empty(edges, np.int64),
                    np.empty(edges), np.empty(edges), np.empty(edges))
@@ -430,6 +433,9 @@ class GumbelSearch:
         self.seed = np.uint64(seed % (1 << 64))
         self._table = considered_table(self.max_considered, self.simulations)
         self._tree: Tree | None = None
+        #: seconds spent so far in the network, the core (step, mask, observe, state copies) and
+        #: the tree kernels; the rest of a search's time is its Python glue
+        self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
 
     def _absolute(self, rel: np.ndarray, viewer: np.ndarray) -> np.ndarray:
         """Values relative to ``viewer`` -> values per absolute seat."""
@@ -441,17 +447,24 @@ class GumbelSearch:
 
     def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray) -> np.ndarray:
         """Evaluate and expand ``nodes`` (their states ``st``, none finished); their values (absolute)."""
-        core = self.search_core
-        logits, rel = self.evaluate(core.observe(st, viewer))
+        core, clock = self.search_core, self.timings
+        t0 = time.perf_counter()
+        obs = core.observe(st, viewer)
+        mask = core.legal_action_mask(st)
+        t1 = time.perf_counter()
+        logits, rel = self.evaluate(obs)
+        t2 = time.perf_counter()
         value = self._absolute(rel, viewer)
         tree.raw_value[nodes] = value
-        mask = core.legal_action_mask(st)
         start = tree.num_used_edges
         tree.reserve_edges(start + int(mask.sum()) + mask.shape[1])
         end = _expand(nodes, mask, np.ascontiguousarray(logits, np.float32), tree.first_edge, tree.num_edges,
                       tree.edge_action, tree.edge_child, tree.edge_logit, start)
         np.exp(tree.edge_logit[start:end], out=tree.edge_prior[start:end])
         _normalise(nodes, tree.first_edge, tree.num_edges, tree.edge_prior)
+        clock["core"] += t1 - t0
+        clock["network"] += t2 - t1
+        clock["tree"] += time.perf_counter() - t2
         chance = np.flatnonzero(st.current_player == CHANCE_PLAYER)
         if chance.size:  # a chance node's edges are its outcomes: their probabilities, not a policy
             probs = core.chance_probabilities(st.take(chance))
@@ -467,6 +480,11 @@ class GumbelSearch:
     def run(self, root: BatchState) -> SearchResult:
         """Search from every row of ``root`` (games in progress with a player to move; not changed)."""
         core = self.search_core
+        core.check_state(root)
+        if root.done.any() or (root.current_player == CHANCE_PLAYER).any():
+            bad = int(np.flatnonzero(root.done | (root.current_player == CHANCE_PLAYER))[0])
+            raise ValueError(f"search: row {bad} is a finished game or a chance node; search rows where "
+                             "a player is to move")
         B = root.batch_size
         P = core.num_players
         C = self.simulations + 1
@@ -484,6 +502,7 @@ class GumbelSearch:
         tree.terminal[roots] = False
         tree.reward[roots] = 0.0
         tree.to_move[roots] = root.current_player
+        tree.observer[roots] = root.current_player
         viewer = root.current_player.astype(np.int64)
         value = self._evaluate_new(tree, roots, root, viewer)
         tree.visits[roots] = 1
@@ -508,7 +527,9 @@ class GumbelSearch:
         path = np.zeros((B, C), np.int64)
         depth = np.zeros(B, np.int64)
         q = np.zeros(core.num_actions, np.float64)  # scratch: a node has at most that many edges
+        clock = self.timings
         for sim in range(self.simulations):
+            t0 = time.perf_counter()
             _select(sim, C, tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
                     tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges, tree.edge_action,
                     tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel, considered, n_considered,
@@ -516,20 +537,26 @@ class GumbelSearch:
                     path, depth, q)
             value = np.zeros((B, P))
             new = leaf[is_new]
+            t1 = time.perf_counter()
+            clock["tree"] += t1 - t0
             if new.size:
                 ch = tree.states.take(tree.parent[new])
                 core.step(ch, tree.action[new])
                 tree.states.put(new, ch)
+                clock["core"] += time.perf_counter() - t1
                 tree.reward[new] = ch.rewards
                 tree.terminal[new] = ch.done
                 tree.to_move[new] = ch.current_player
+                tree.observer[new] = np.where(ch.current_player == CHANCE_PLAYER,
+                                              tree.observer[tree.parent[new]], ch.current_player)
                 live = np.flatnonzero(~ch.done)
                 if live.size:
                     sub = ch if live.size == new.size else ch.take(live)
-                    mover = tree.to_move[tree.parent[new[live]]].astype(np.int64)
-                    viewer = np.where(sub.current_player == CHANCE_PLAYER, mover, sub.current_player)
+                    viewer = tree.observer[new[live]].astype(np.int64)
                     value[np.flatnonzero(is_new)[live]] = self._evaluate_new(tree, new[live], sub, viewer)
+            t2 = time.perf_counter()
             _backup(path, depth, value, tree.reward, tree.visits, tree.value_sum)
+            clock["tree"] += time.perf_counter() - t2
         policy = np.zeros((B, self.core.num_actions), np.float32)
         chosen = np.zeros(B, np.int64)
         _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,

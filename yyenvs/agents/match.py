@@ -15,18 +15,22 @@ evaluations during training (:mod:`training.evaluate`):
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from yyenvs.core.rng import derive_seeds
 
 
-def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray) -> tuple[np.ndarray, int]:
+def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.ndarray | None = None
+               ) -> tuple[np.ndarray, int]:
     """Play ``len(seeds)`` games at once; ``seats[g, p]`` is the index into
     ``agents`` of the entrant in seat ``p`` of game ``g``.
 
     Returns the (G, P) final scores (the sum of each seat's rewards) and the
     number of actions played.  Truncated games keep the rewards they got
-    (usually none: a draw).
+    (usually none: a draw).  ``timing`` (len(agents), 2), if given, gains each
+    agent's seconds in ``act`` and the moves it made.
     """
     seats = np.asarray(seats, dtype=np.int64)
     state = core.init(np.asarray(seeds, dtype=np.uint64))
@@ -43,7 +47,10 @@ def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray) -> tuple[np.n
         actions = np.full(G, -1, dtype=np.int64)
         for e in np.unique(entrant[live]):
             rows = np.flatnonzero(live & (entrant == e))
+            t = time.perf_counter()
             actions[rows] = agents[e](state.take(rows), mask[rows])
+            if timing is not None:
+                timing[e] += (time.perf_counter() - t, rows.size)
         core.step(state, actions)
         scores += state.rewards
         plies += int((actions >= 0).sum())

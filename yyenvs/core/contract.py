@@ -329,6 +329,12 @@ class GameCore(abc.ABC):
             self._action_features(state, seats, out)
         return out
 
+    def symmetries(self) -> tuple:
+        """The board transforms (:class:`~yyenvs.core.symmetry.Symmetry`) the rules are unchanged
+        by, the identity first, for observations that are (H, W, C) planes; () when there are
+        none (the spec's ``symmetry`` is "", or these options make a flat observation)."""
+        return ()
+
     # -- chance ---------------------------------------------------------------
     def is_chance_node(self, state: BatchState) -> np.ndarray:
         """(B,) bool: the row waits for a chance outcome (explicit chance only)."""

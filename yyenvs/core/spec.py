@@ -94,8 +94,13 @@ class GameSpec:
     #: option sets that tests and benchmarks run, the defaults first
     variants: tuple[Mapping[str, Any], ...] = ({},)
     doc: str = ""  #: one line for listings
+    #: the board transforms the rules are unchanged by: ``"D4"`` (the 8 rotations and reflections of
+    #: the square; the core lists them, see :mod:`yyenvs.core.symmetry`) or ``""`` (none)
+    symmetry: str = ""
 
     def __post_init__(self):
+        if self.symmetry not in ("", "D4"):
+            raise ValueError(f"{self.id}: unknown symmetry {self.symmetry!r}")
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: an option is declared twice")

@@ -23,7 +23,7 @@ class GameEnv(gym.Env):
     """``game`` (a registry name) for one learner.
 
     Args:
-        opponent: ``"random"`` (default), ``"greedy"``, ``"mcts[:n]"``, a callable
+        opponent: ``"random"`` (default), ``"greedy"``, ``"mcts[:n]"``, ``"az:<checkpoint>[:<n>]"``, a callable
             ``f(state, mask) -> actions``, a checkpoint path or an
             :class:`~yyenvs.envs.opponent.Opponent`.
         learner_seat: ``"random"`` (drawn per episode) or a seat number.

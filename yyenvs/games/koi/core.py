@@ -17,6 +17,7 @@ from yyenvs.core.rng import game_seeds
 from yyenvs.games.koi import render
 from yyenvs.games.koi import text as koi_text
 from yyenvs.games.koi.rules import (
+    DIR_VECTORS,
     NUM_KOI,
     NUM_PLANES,
     PLAY,
@@ -74,6 +75,19 @@ class KoiCore(GameCore):
     # -- naming -----------------------------------------------------------
     def player_names(self) -> list[str]:
         return ["yin", "yang"]
+
+    def symmetries(self) -> tuple:
+        """The 8 rotations and reflections of the pond about the Taiji (the torus maps onto
+        itself): a placement moves with its point, a swim keeps its koi and turns its direction."""
+        from yyenvs.core.symmetry import DIHEDRAL, Symmetry, direction_map, point_map
+        n, D = self.board_size, self.num_dirs
+        out = []
+        for k, flip in DIHEDRAL:
+            points = point_map(n, n, k, flip)
+            dirs = direction_map(DIR_VECTORS[D], k, flip)
+            swims = (n * n + np.arange(NUM_KOI)[:, None] * D + dirs[None, :]).reshape(-1)
+            out.append(Symmetry(k, flip, np.concatenate([points, swims])))
+        return tuple(out)
 
     def action_to_string(self, action: int) -> str:
         return koi_text.action_to_string(action, self.board_size, self.num_dirs)

@@ -17,6 +17,7 @@ from yyenvs.games.yoxii.features import ACTION_FEATURE_NAMES, NUM_ACTION_FEATURE
 from yyenvs.games.yoxii.rules import (
     CELL_RC,
     CENTRE,
+    DELTAS,
     DIRECTION_NAMES,
     NUM_ACTIONS,
     NUM_CELLS,
@@ -81,6 +82,23 @@ class YoxiiCore(GameCore):
             raise ValueError(f"yoxii: action {action} out of range [0, {NUM_ACTIONS})")
         return (action // (NUM_CELLS * NUM_VALUES), (action // NUM_VALUES) % NUM_CELLS,
                 action % NUM_VALUES + 1)
+
+    def symmetries(self) -> tuple:
+        """The 8 rotations and reflections of the board (its cut corners are symmetric): a turn's
+        totem direction turns, its square moves, its value stays.  None with ``action_features``
+        (the observation is flat)."""
+        if self.options["action_features"]:
+            return ()
+        from yyenvs.core.symmetry import DIHEDRAL, Symmetry, direction_map, point_map
+        grid_cell = np.full(SIZE * SIZE, -1, np.int64)
+        grid_cell[CELL_RC[:, 0] * SIZE + CELL_RC[:, 1]] = np.arange(NUM_CELLS)
+        out = []
+        for k, flip in DIHEDRAL:
+            cells = grid_cell[point_map(SIZE, SIZE, k, flip)[CELL_RC[:, 0] * SIZE + CELL_RC[:, 1]]]
+            dirs = direction_map(DELTAS, k, flip)
+            d, c, v = np.meshgrid(np.arange(NUM_DIRS), np.arange(NUM_CELLS), np.arange(NUM_VALUES), indexing="ij")
+            out.append(Symmetry(k, flip, ((dirs[d] * NUM_CELLS + cells[c]) * NUM_VALUES + v).reshape(-1)))
+        return tuple(out)
 
     def action_to_string(self, action: int) -> str:
         d, cell, v = self.decode(action)

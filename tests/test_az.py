@@ -1,0 +1,311 @@
+"""Search with a policy-value network (yyenvs.agents.gumbel), its agents (az:) and its trainer.
+
+The search is checked with plain evaluators (uniform logits, zero values) where
+its answer is known, and with a random network on every game; the trainer by a
+seconds-long run that checkpoints, resumes and plays its network.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.chance_toy import FACES, PROBS, DiceRaceCore
+from tests.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
+from yyenvs.agents import make_agent
+from yyenvs.agents.az import AZAgent, parse_az_spec
+from yyenvs.agents.gumbel import GumbelSearch, considered_visits
+from yyenvs.core.contract import CHANCE_PLAYER, OptionError
+from yyenvs.games import make_core
+from yyenvs.games.yoxii.core import YoxiiCore
+
+
+def flat_network(core):
+    """An evaluator knowing nothing: equal logits, every value 0."""
+    def evaluate(obs):
+        n = obs.shape[0]
+        return np.zeros((n, core.num_actions), np.float32), np.zeros((n, core.num_players), np.float32)
+    return evaluate
+
+
+def random_network(core, seed=0):
+    import torch
+    from yyenvs.agents.pvnet import make_network, network_description
+    torch.manual_seed(seed)
+    return make_network(core, network_description(core, (32,)))
+
+
+# -- the root schedule -----------------------------------------------------------------------
+def test_sequential_halving_schedule():
+    # 4 actions, 8 simulations: one visit each, then the better two twice more
+    assert considered_visits(4, 8) == (0, 0, 0, 0, 1, 1, 2, 2)
+    assert considered_visits(1, 3) == (0, 1, 2)
+    for m in (2, 3, 5, 16):
+        for n in (1, 7, 32, 100):
+            seq = considered_visits(m, n)
+            assert len(seq) == n and seq[:min(m, n)] == (0,) * min(m, n)
+            # a count k is scheduled only once every considered action could have k
+            counts = np.zeros(m, int)
+            for k in seq:
+                j = np.flatnonzero(counts == k)
+                assert j.size, (m, n, seq)
+                counts[j[0]] += 1
+
+
+# -- the search --------------------------------------------------------------------------------
+@pytest.mark.parametrize("game,options", [("yoxii", {}), ("koi", {}), ("yinyang", {}),
+                                          ("yinyang", {"num_players": 3})])
+def test_search_targets_are_distributions_over_legal_actions(game, options):
+    core = make_core(game, **options)
+    state = random_positions(core, np.arange(6), [0, 1, 3, 5, 8, 13])
+    state = state.take(np.flatnonzero(~state.done))
+    from yyenvs.agents.pvnet import NetworkEvaluator
+    sims = 12
+    r = GumbelSearch(core, NetworkEvaluator(random_network(core)), sims, max_considered=4).run(state)
+    mask = core.legal_action_mask(state)
+    np.testing.assert_allclose(r.policy.sum(axis=1), 1.0, rtol=1e-5)
+    assert (r.policy >= 0).all() and (r.policy[~mask] == 0).all()
+    assert mask[np.arange(state.batch_size), r.action].all()
+    lo, hi = core.reward_range
+    assert (r.value >= lo - 1e-9).all() and (r.value <= hi + 1e-9).all()
+    t = r.tree
+    roots = t.roots
+    np.testing.assert_array_equal(t.visits[roots], sims + 1)  # the root's own evaluation + one per simulation
+    assert (t.node_count <= sims + 1).all()
+    for k, root in enumerate(roots):  # each simulation went through exactly one root edge
+        kids = t.edge_child[t.first_edge[root]:t.first_edge[root] + t.num_edges[root]]
+        assert t.visits[kids[kids >= 0]].sum() == sims
+        assert (kids >= 0).sum() <= 4  # only the considered actions
+    used = np.concatenate([np.arange(r * t.nodes_per_row, r * t.nodes_per_row + c)
+                           for r, c in enumerate(t.node_count)])
+    assert (np.abs(t.value_sum[used]) <= t.visits[used, None] * max(abs(lo), abs(hi)) + 1e-9).all()
+
+
+def test_finds_the_win_in_one_and_targets_it():
+    core = YoxiiCore()
+    s = forced_win_position()
+    legal = np.flatnonzero(core.legal_action_mask(s)[0])
+    wins = [a for a in legal if is_win_for_white(core, s, a)]
+    assert 1 <= len(wins) < legal.size / 4
+    # a network that knows nothing, but every legal action considered: the search sees the win
+    r = GumbelSearch(core, flat_network(core), simulations=2 * legal.size, max_considered=legal.size,
+                     gumbel_scale=0.0).run(s)
+    assert r.action[0] in wins
+    assert r.policy[0, wins].sum() > 0.5  # the improved policy moves its mass onto the win
+    assert r.policy[0, wins].min() > r.policy[0].max() / 2
+
+
+def test_improved_policy_follows_the_network_without_evidence():
+    """With one simulation per considered action and equal values, the target is the prior."""
+    core = make_core("koi")
+    state = random_positions(core, np.arange(3), [2, 4, 6])
+
+    def biased(obs):
+        n = obs.shape[0]
+        logits = np.tile(np.linspace(0, 3, core.num_actions, dtype=np.float32), (n, 1))
+        return logits, np.zeros((n, 2), np.float32)
+    r = GumbelSearch(core, biased, simulations=4, max_considered=4, gumbel_scale=0.0).run(state)
+    mask = core.legal_action_mask(state)
+    # leaves valued 0 like the root: every completed Q is equal, sigma(q) is 0 for all
+    prior = np.where(mask, np.exp(np.linspace(0, 3, core.num_actions)), 0.0)
+    prior /= prior.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(r.policy, prior, rtol=1e-5, atol=1e-7)
+    # without noise the search takes the top-prior legal action
+    np.testing.assert_array_equal(r.action, np.argmax(np.where(mask, prior, -1), axis=1))
+
+
+def test_same_state_same_search_in_any_batch():
+    core = make_core("koi")
+    state = random_positions(core, np.arange(5), [1, 2, 3, 4, 5])
+    net = random_network(core)
+    from yyenvs.agents.pvnet import NetworkEvaluator
+    search = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5)
+    whole = search.run(state)
+    for i in (0, 3):
+        alone = search.run(state.take([i]))
+        assert alone.action[0] == whole.action[i]
+        np.testing.assert_allclose(alone.policy[0], whole.policy[i], rtol=1e-6, atol=1e-7)
+    again = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5).run(state.take([4, 2, 0]))
+    np.testing.assert_array_equal(again.action, whole.action[[4, 2, 0]])
+    other_seed = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=6).run(state)
+    assert not np.array_equal(other_seed.policy, whole.policy)  # the seed salts the Gumbel draws
+
+
+def test_search_refuses_finished_games_and_chance_nodes():
+    core = make_core("koi", board_size=7, directions=4)
+    state = random_positions(core, np.arange(2), [1, 2])
+    state.terminated[1] = True
+    with pytest.raises(ValueError, match="row 1 is a finished game"):
+        GumbelSearch(core, flat_network(core), 4).run(state)
+
+
+def test_root_state_not_changed():
+    core = make_core("yinyang")
+    state = random_positions(core, np.arange(3), [5, 9, 14])
+    before = state.copy()
+    GumbelSearch(core, flat_network(core), simulations=8).run(state)
+    for name in vars(before):
+        np.testing.assert_array_equal(getattr(state, name), getattr(before, name), err_msg=name)
+
+
+def test_chance_nodes_are_sampled_by_their_probabilities():
+    core = DiceRaceCore()
+    state = dice_positions(core, 4, seed=1)
+    r = GumbelSearch(core, flat_network(core), simulations=200, max_considered=2).run(state)
+    t = r.tree
+    chance = np.flatnonzero((t.to_move == CHANCE_PLAYER) & (t.visits > 0))
+    assert chance.size
+    counts = np.zeros(len(FACES))
+    for n in chance:
+        e = slice(t.first_edge[n], t.first_edge[n] + t.num_edges[n])
+        kids = t.edge_child[e]
+        faces = t.edge_action[e] - 2
+        np.testing.assert_allclose(t.edge_prior[e], PROBS[faces])
+        counts[faces] += np.where(kids >= 0, t.visits[np.maximum(kids, 0)], 0)
+    total = counts.sum()
+    assert total > 150, counts
+    chi2 = ((counts - total * PROBS) ** 2 / (total * PROBS)).sum()
+    assert chi2 < 18.4, counts  # 2 degrees of freedom, p = 1e-4
+
+
+def test_search_never_reads_the_games_stream():
+    core = DiceRaceCore()
+    state = dice_positions(core, 6)
+    other = state.copy()
+    other.rng[:] = other.rng * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
+    a = GumbelSearch(core, flat_network(core), simulations=40, seed=2).run(state)
+    b = GumbelSearch(core, flat_network(core), simulations=40, seed=2).run(other)
+    np.testing.assert_array_equal(a.tree.visits, b.tree.visits)
+    np.testing.assert_array_equal(a.action, b.action)
+    core_y = make_core("yinyang")
+    s = random_positions(core_y, np.arange(3), [20, 25, 30])
+    o = s.copy()
+    o.rng[:] = o.rng * np.uint64(3) + np.uint64(12345)
+    ra = GumbelSearch(core_y, flat_network(core_y), simulations=24, seed=1).run(s)
+    rb = GumbelSearch(core_y, flat_network(core_y), simulations=24, seed=1).run(o)
+    assert (ra.tree.to_move == CHANCE_PLAYER).any()  # the search met chance on the way
+    np.testing.assert_array_equal(ra.tree.visits, rb.tree.visits)
+    np.testing.assert_array_equal(ra.policy, rb.policy)
+
+
+# -- agents -------------------------------------------------------------------------------------
+def test_az_spec_parsing():
+    assert parse_az_spec("az:runs/x/final.safetensors:200") == ("runs/x/final.safetensors", 200)
+    assert parse_az_spec("az:runs/x/final.safetensors") == ("runs/x/final.safetensors", None)
+    assert parse_az_spec("az:C:/x.safetensors:8") == ("C:/x.safetensors", 8)
+    for bad in ("az:", "az::5", "az:x:0", "az:x:100001"):
+        with pytest.raises(OptionError, match="az"):
+            parse_az_spec(bad)
+
+
+def test_agent_plays_legal_moves_with_and_without_search():
+    core = make_core("yinyang")
+    net = random_network(core)
+    state = random_positions(core, np.arange(4), [0, 3, 6, 40])
+    mask = core.legal_action_mask(state)
+    for sims in (None, 6):
+        a = AZAgent(core, net, seed=1, simulations=sims).act(state, mask)
+        live = ~state.done
+        assert mask[np.flatnonzero(live), a[live]].all()
+        assert (a[~live] == -1).all()
+    explicit = core.with_options(chance="explicit")
+    s = explicit.init(np.arange(8))
+    while not (s.current_player == CHANCE_PLAYER).any():
+        m = explicit.legal_action_mask(s)
+        explicit.step(s, np.argmax(m, axis=1))
+    a = AZAgent(explicit, random_network(explicit), simulations=4).act(s, explicit.legal_action_mask(s))
+    assert (a[s.current_player == CHANCE_PLAYER] == -1).all()  # the caller resolves chance
+
+
+# -- the trainer ----------------------------------------------------------------------------------
+TINY = {  # per game: options, games at once, moves in all (enough for games to finish)
+    "koi": ({"board_size": 7, "directions": 4}, 16, 400),
+    "yoxii": ({}, 16, 400),
+    "yinyang": ({"num_players": 2}, 2, 1200),
+}
+
+
+def tiny_config(run_dir, game="koi", **extra):
+    from training.config import load_config
+    options, games, moves = TINY[game]
+    overrides = {"algo": "az", "game": game, "game_options": options, "run_dir": str(run_dir),
+                 "num_envs": games, "total_timesteps": moves, "torch_threads": 1,
+                 "az.simulations": 4, "az.max_considered": 4, "az.hidden": [16], "az.min_replay": 32,
+                 "az.batch_size": 32, "az.eval_simulations": 2, "selfplay.snapshot_every": moves // 2,
+                 "checkpoint.every": moves // 2, "eval.every": 0, "eval.final_games": 4, "eval.table_games": 2,
+                 "eval.table_snapshots": 2, "log.progress": False, "log.tensorboard": False, **extra}
+    return load_config(None, list(overrides.items()))
+
+
+@pytest.mark.parametrize("game", list(TINY))
+def test_trainer_machinery(tmp_path, game):
+    """A seconds-long run: games finish, targets are distributions and results, the network learns."""
+    from training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run", game), log=lambda m: None)
+    try:
+        info = t.train()
+        assert info["steps"] >= TINY[game][2] and t.games_finished > 0 and t.replay.size > 0
+        n = t.replay.size
+        policy = t.replay.policy[:n].astype(np.float64)
+        np.testing.assert_allclose(policy.sum(axis=1), 1.0, atol=2e-3)
+        assert not policy[~t.replay.mask[:n]].any()  # only legal actions
+        lo, hi = t.core.reward_range
+        v = t.replay.value[:n]
+        assert (v >= lo).all() and (v <= hi).all()
+        assert set(np.unique(v)) <= {-1.0, 0.0, 1.0}  # win / loss rewards: results from the mover's seat
+        assert t.n_updates > 0
+        for name in ("checkpoints", "snapshots"):
+            assert list((tmp_path / "run" / name).glob("*.safetensors")), name
+        assert (tmp_path / "run" / "final.safetensors").exists()
+    finally:
+        t.close()
+
+
+def test_value_targets_are_returns_from_the_movers_seat():
+    from training.az import PendingGames
+    pg = PendingGames(2, (1,), 3, 3, max_length=10)
+    zero = np.zeros((1, 3))
+    for mover, before in ((0, [0, 0, 0]), (2, [1.0, 0, 0]), (1, [1.0, 0, -0.5])):
+        pg.record(np.array([1]), np.zeros((1, 1)), np.ones((1, 3), bool), np.full((1, 3), 1 / 3),
+                  np.array([mover]), np.array([before]) + zero)
+    obs, mask, policy, value = pg.finish(1, np.array([2.0, -1.0, -0.5]))
+    # returns from each position on, seat by seat: [2, -1, -.5], [1, -1, -.5], [1, -1, 0]; rotated to the mover
+    np.testing.assert_allclose(value, [[2, -1, -0.5], [-0.5, 1, -1], [-1, 0, 1]])
+    assert pg.length[1] == 0 and obs.shape == (3, 1)
+
+
+def test_trainer_resumes_and_its_network_plays(tmp_path):
+    from training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run"), log=lambda m: None)
+    try:
+        info = t.train()
+        result = t.final_evaluation(print_fn=lambda *a: None)
+        assert result is not None and any(r["player"] == "final" for r in result["table"])
+    finally:
+        t.close()
+    t2 = AZTrainer(tiny_config(tmp_path / "run", total_timesteps=800), log=lambda m: None)
+    try:  # the step count goes on from the checkpoint
+        assert t2.num_timesteps == info["steps"] and t2.resumed_from is not None
+        assert t2.n_updates == t.n_updates
+        assert t2.train()["steps"] >= 800
+    finally:
+        t2.close()
+    core = make_core("koi", board_size=7, directions=4)
+    final = str(tmp_path / "run" / "final.safetensors")
+    for spec in (f"az:{final}:3", f"az:{final}", final):
+        agent = make_agent(spec, core, seed=0)
+        assert isinstance(agent, AZAgent)
+        state = core.init(np.arange(3))
+        mask = core.legal_action_mask(state)
+        assert mask[np.arange(3), agent.act(state, mask)].all()
+    assert make_agent(f"az:{final}:3", core).simulations == 3
+    assert make_agent(final, core).simulations is None
+    with pytest.raises(OptionError, match="other options"):
+        make_agent(f"az:{final}:3", make_core("koi"))
+
+
+def test_az_spec_refuses_what_is_not_a_search_network(tmp_path):
+    core = make_core("koi", board_size=7, directions=4)
+    with pytest.raises(OptionError, match="does not exist"):
+        make_agent(f"az:{tmp_path}/missing.safetensors:4", core)
+    with pytest.raises(OptionError, match="az"):
+        make_agent("az:", core)
