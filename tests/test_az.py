@@ -299,6 +299,14 @@ def test_trainer_resumes_and_its_network_plays(tmp_path):
         assert mask[np.arange(3), agent.act(state, mask)].all()
     assert make_agent(f"az:{final}:3", core).simulations == 3
     assert make_agent(final, core).simulations is None
+    # export keeps the whole network (the search needs its values), in float16
+    from training.checkpoints import export, info
+    assert "policy-value network" in info(final)
+    export(final, str(tmp_path / "small"))
+    small = make_agent(f"az:{tmp_path / 'small.safetensors'}:3", core)
+    state = core.init(np.arange(3))
+    mask = core.legal_action_mask(state)
+    assert mask[np.arange(3), small.act(state, mask)].all()
     with pytest.raises(OptionError, match="other options"):
         make_agent(f"az:{final}:3", make_core("koi"))
 

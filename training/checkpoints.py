@@ -160,7 +160,8 @@ def main(argv=None) -> int:
         elif args.command == "export":
             meta = export(args.path, args.out, args.dtype)
             out = args.out if args.out.endswith(SUFFIX) else args.out + SUFFIX
-            print(f"wrote {out} ({os.path.getsize(out) / 1e6:.2f} MB, {meta['dtype']}, policy only)")
+            kept = "network, no optimiser" if meta["policy"]["class"] == PV_CLASS else "policy only"
+            print(f"wrote {out} ({os.path.getsize(out) / 1e6:.2f} MB, {meta['dtype']}, {kept})")
         else:
             if not args.path.endswith(".zip"):
                 p.error(f"convert reads an earlier-format .zip checkpoint, got {args.path!r}")
