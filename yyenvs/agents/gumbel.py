@@ -339,6 +339,30 @@ def _select(sim, C, node_count, parent, action, to_move, terminal, visits, value
 
 
 @njit(cache=True)
+def _record_children(new, rewards, done, current_player, parent, reward, terminal, to_move, observer):
+    """The stepped states' rewards, end and player to move into the new nodes ``new``; a chance
+    node is observed from its parent's observer."""
+    for j in range(new.shape[0]):
+        n = new[j]
+        reward[n, :] = rewards[j]
+        terminal[n] = done[j]
+        to_move[n] = current_player[j]
+        observer[n] = observer[parent[n]] if current_player[j] == CHANCE_PLAYER else current_player[j]
+
+
+@njit(cache=True)
+def _record_values(nodes, rows, relative, viewer, raw_value, value):
+    """The network's values (relative to ``viewer``) per absolute seat, into ``raw_value`` of
+    ``nodes`` and ``value`` of the simulation ``rows``."""
+    P = relative.shape[1]
+    for j in range(nodes.shape[0]):
+        for k in range(P):
+            seat = (viewer[j] + k) % P
+            raw_value[nodes[j], seat] = relative[j, k]
+            value[rows[j], seat] = relative[j, k]
+
+
+@njit(cache=True)
 def _backup(path, depth, value, reward, visits, value_sum):
     """Add each row's leaf value, plus the rewards on the way, to every node of its path."""
     P = value.shape[1]
@@ -437,16 +461,10 @@ class GumbelSearch:
         #: the tree kernels; the rest of a search's time is its Python glue
         self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
 
-    def _absolute(self, rel: np.ndarray, viewer: np.ndarray) -> np.ndarray:
-        """Values relative to ``viewer`` -> values per absolute seat."""
-        P = rel.shape[1]
-        out = np.empty(rel.shape, np.float64)
-        seats = (viewer.astype(np.int64)[:, None] + np.arange(P)) % P
-        np.put_along_axis(out, seats, rel.astype(np.float64), axis=1)
-        return out
-
-    def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray) -> np.ndarray:
-        """Evaluate and expand ``nodes`` (their states ``st``, none finished); their values (absolute)."""
+    def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray,
+                      value: np.ndarray, rows: np.ndarray) -> None:
+        """Evaluate and expand ``nodes`` (their states ``st``, none finished); their values per
+        absolute seat go into ``value[rows]``."""
         core, clock = self.search_core, self.timings
         t0 = time.perf_counter()
         obs = core.observe(st, viewer)
@@ -454,10 +472,9 @@ class GumbelSearch:
         t1 = time.perf_counter()
         logits, rel = self.evaluate(obs)
         t2 = time.perf_counter()
-        value = self._absolute(rel, viewer)
-        tree.raw_value[nodes] = value
+        _record_values(nodes, rows, np.ascontiguousarray(rel, np.float32), viewer, tree.raw_value, value)
         start = tree.num_used_edges
-        tree.reserve_edges(start + int(mask.sum()) + mask.shape[1])
+        tree.reserve_edges(start + (nodes.size + 1) * mask.shape[1])  # at most every action of every node
         end = _expand(nodes, mask, np.ascontiguousarray(logits, np.float32), tree.first_edge, tree.num_edges,
                       tree.edge_action, tree.edge_child, tree.edge_logit, start)
         np.exp(tree.edge_logit[start:end], out=tree.edge_prior[start:end])
@@ -475,7 +492,6 @@ class GumbelSearch:
                 with np.errstate(divide="ignore"):
                     tree.edge_logit[e] = np.log(p)
         tree.num_used_edges = end
-        return value
 
     def run(self, root: BatchState) -> SearchResult:
         """Search from every row of ``root`` (games in progress with a player to move; not changed)."""
@@ -503,8 +519,8 @@ class GumbelSearch:
         tree.reward[roots] = 0.0
         tree.to_move[roots] = root.current_player
         tree.observer[roots] = root.current_player
-        viewer = root.current_player.astype(np.int64)
-        value = self._evaluate_new(tree, roots, root, viewer)
+        value = np.zeros((B, P))
+        self._evaluate_new(tree, roots, root, root.current_player.astype(np.int64), value, np.arange(B))
         tree.visits[roots] = 1
         tree.value_sum[roots] = value
         tree.reserve_edges(int(1.5 * tree.num_used_edges * C))  # one doubling at most, usually none
@@ -544,16 +560,14 @@ class GumbelSearch:
                 core.step(ch, tree.action[new])
                 tree.states.put(new, ch)
                 clock["core"] += time.perf_counter() - t1
-                tree.reward[new] = ch.rewards
-                tree.terminal[new] = ch.done
-                tree.to_move[new] = ch.current_player
-                tree.observer[new] = np.where(ch.current_player == CHANCE_PLAYER,
-                                              tree.observer[tree.parent[new]], ch.current_player)
-                live = np.flatnonzero(~ch.done)
-                if live.size:
-                    sub = ch if live.size == new.size else ch.take(live)
-                    viewer = tree.observer[new[live]].astype(np.int64)
-                    value[np.flatnonzero(is_new)[live]] = self._evaluate_new(tree, new[live], sub, viewer)
+                _record_children(new, ch.rewards, ch.done, ch.current_player, tree.parent, tree.reward,
+                                 tree.terminal, tree.to_move, tree.observer)
+                rows = np.flatnonzero(is_new)
+                if ch.done.any():
+                    live = np.flatnonzero(~ch.done)
+                    ch, new, rows = ch.take(live), new[live], rows[live]
+                if new.size:
+                    self._evaluate_new(tree, new, ch, tree.observer[new].astype(np.int64), value, rows)
             t2 = time.perf_counter()
             _backup(path, depth, value, tree.reward, tree.visits, tree.value_sum)
             clock["tree"] += time.perf_counter() - t2
