@@ -38,7 +38,7 @@ import numpy as np
 import torch
 
 from yyenvs.agents.gumbel import GumbelSearch
-from yyenvs.agents.network import NetworkError
+from yyenvs.core.errors import NetworkError
 from yyenvs.agents.pvnet import NetworkEvaluator, make_network, network_description
 from yyenvs.core.rng import derive_seeds
 from training.config import ConfigError

@@ -85,7 +85,7 @@ class AZAgent(Agent):
 def load_network(path, core: GameCore):
     """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
     from yyenvs.agents.checkpoint import MAX_PARAMETERS, PV_CLASS, CheckpointError, read_checkpoint
-    from yyenvs.agents.network import NetworkError
+    from yyenvs.core.errors import NetworkError
     from yyenvs.agents.pvnet import make_network, parameter_count
     meta, tensors = read_checkpoint(path, core)
     what = f"checkpoint {meta['path']!r}"

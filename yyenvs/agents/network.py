@@ -28,16 +28,12 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from yyenvs.core.errors import OptionError
+from yyenvs.core.errors import NetworkError  # noqa: F401  (raised here; importers name it from here too)
 
 HUGE_NEG = -1e8
 ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
 #: the class name a description (and so a checkpoint) records
 POLICY_CLASS = "FastMaskablePolicy"
-
-
-class NetworkError(OptionError):
-    """A network description that does not fit the game (or asks for what cannot be built)."""
 
 
 def observed_action_features(core) -> int:

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from yyenvs.agents.network import NetworkError
+from yyenvs.core.errors import NetworkError
 
 NETWORK_CLASS = "PolicyValueNet"
 #: the fields of a description, all required

@@ -14,6 +14,10 @@ class OptionError(ValueError):
     """A game option with a bad name or value."""
 
 
+class NetworkError(OptionError):
+    """A network description that does not fit the game (or asks for what cannot be built)."""
+
+
 class OpponentError(RuntimeError):
     """An opponent (of a Gymnasium or vector env) answered with an action it may not play.
 
