@@ -317,3 +317,25 @@ def test_az_spec_refuses_what_is_not_a_search_network(tmp_path):
         make_agent(f"az:{tmp_path}/missing.safetensors:4", core)
     with pytest.raises(OptionError, match="az"):
         make_agent("az:", core)
+
+
+def test_search_checkpoints_are_checked_like_every_checkpoint(tmp_path):
+    """A file holding NaN weights, or a description far larger than its tensors, is refused by name."""
+    import torch
+    from yyenvs.agents.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.agents.pvnet import network_description
+    core = make_core("koi", board_size=7, directions=4)
+    net = random_network(core)
+    desc = network_description(core, (32,))
+    meta = {"kind": "final", **game_metadata(core), "policy": desc, "num_timesteps": 0, "algo": "GumbelAZ"}
+    tensors = policy_tensors(net)
+    write_checkpoint(tmp_path / "good", tensors, meta)
+    assert isinstance(make_agent(f"az:{tmp_path / 'good.safetensors'}:2", core), AZAgent)
+    bad = dict(tensors)
+    bad["policy/head.bias"] = torch.full_like(bad["policy/head.bias"], float("nan"))
+    write_checkpoint(tmp_path / "nan", bad, meta)
+    with pytest.raises(CheckpointError, match="head.bias.*NaN"):
+        make_agent(f"az:{tmp_path / 'nan.safetensors'}:2", core)
+    write_checkpoint(tmp_path / "huge", tensors, {**meta, "policy": {**desc, "hidden": [65536, 65536]}})
+    with pytest.raises(CheckpointError, match="needs .* parameters"):
+        make_agent(f"az:{tmp_path / 'huge.safetensors'}", core)

@@ -186,10 +186,9 @@ class AZTrainer(TrainingRun):
         return self.num_timesteps
 
     def _restore(self, path: str, meta: dict, tensors: dict) -> None:
-        from yyenvs.agents.az import load_network_tensors
-        from yyenvs.agents.checkpoint import load_optimizer_tensors
+        from yyenvs.agents.checkpoint import load_optimizer_tensors, load_policy_tensors
         what = f"checkpoint {path!r}"
-        load_network_tensors(self.net, tensors, what)
+        load_policy_tensors(self.net, tensors, what)
         load_optimizer_tensors(self.opt, tensors, what)
         self.num_timesteps = int(meta["num_timesteps"])
         self.n_updates = int(meta.get("n_updates") or 0)
@@ -200,9 +199,8 @@ class AZTrainer(TrainingRun):
         self.log(f"resuming {path} at step {self.num_timesteps}")
 
     def _save(self, path: str, kind: str, **extra) -> dict:
-        from yyenvs.agents.az import network_tensors
-        from yyenvs.agents.checkpoint import game_metadata, optimizer_tensors, write_checkpoint
-        tensors = network_tensors(self.net)
+        from yyenvs.agents.checkpoint import game_metadata, optimizer_tensors, policy_tensors, write_checkpoint
+        tensors = policy_tensors(self.net)
         if kind == "checkpoint":
             tensors.update(optimizer_tensors(self.opt))
         meta = {"kind": kind, **game_metadata(self.core), "policy": self.desc,

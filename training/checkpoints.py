@@ -54,9 +54,9 @@ def export(src, out, dtype: str = "float16", options: dict | None = None) -> dic
     meta = read_metadata(src)
     core = make_core(meta["game"], **core_options(meta, options))
     if meta["policy"]["class"] == PV_CLASS:  # a search agent needs its value head too: the whole network
-        from yyenvs.agents.az import load_network, network_tensors
+        from yyenvs.agents.az import load_network
         net, meta = load_network(src, core)
-        keep = {k: v.to(getattr(torch, dtype)) for k, v in network_tensors(net).items()}
+        keep = policy_tensors(net, dtype=getattr(torch, dtype))
         policy_desc = meta["policy"]
     else:
         policy, meta = load_policy(src, core)

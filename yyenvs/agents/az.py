@@ -84,7 +84,8 @@ class AZAgent(Agent):
 
 def load_network(path, core: GameCore):
     """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
-    from yyenvs.agents.checkpoint import MAX_PARAMETERS, PV_CLASS, CheckpointError, read_checkpoint
+    from yyenvs.agents.checkpoint import (MAX_PARAMETERS, PV_CLASS, CheckpointError, load_policy_tensors,
+                                          read_checkpoint)
     from yyenvs.core.errors import NetworkError
     from yyenvs.agents.pvnet import make_network, parameter_count
     meta, tensors = read_checkpoint(path, core)
@@ -102,34 +103,9 @@ def load_network(path, core: GameCore):
         net = make_network(core, desc)
     except NetworkError as e:
         raise CheckpointError(f"{what}: {e}") from None
-    load_network_tensors(net, tensors, what)
+    load_policy_tensors(net, tensors, what)  # names, shapes, finite values: as for every checkpoint
     net.eval()
     return net, meta
-
-
-def load_network_tensors(net, tensors: dict, what: str) -> None:
-    """Copy ``policy/<name>`` tensors into ``net`` after checking every name, shape and dtype."""
-    import torch
-    from yyenvs.agents.checkpoint import CheckpointError
-    params = dict(net.state_dict())
-    given = {k[len("policy/"):]: v for k, v in tensors.items() if k.startswith("policy/")}
-    missing = sorted(set(params) - set(given))
-    extra = sorted(set(given) - set(params))
-    if missing or extra:
-        raise CheckpointError(f"{what}: tensors do not match the network (missing {missing[:3]}, "
-                              f"unexpected {extra[:3]})")
-    for name, t in given.items():
-        if tuple(t.shape) != tuple(params[name].shape) or t.dtype not in (torch.float32, torch.float16):
-            raise CheckpointError(f"{what}: tensor policy/{name} has shape {tuple(t.shape)} and dtype "
-                                  f"{t.dtype}; the network needs {tuple(params[name].shape)} float32")
-        if not torch.isfinite(t).all():
-            raise CheckpointError(f"{what}: tensor policy/{name} holds NaN or infinite values")
-    net.load_state_dict({k: v.float() for k, v in given.items()})
-
-
-def network_tensors(net) -> dict:
-    """The ``policy/<name>`` tensors a checkpoint stores for ``net``."""
-    return {f"policy/{k}": v for k, v in net.state_dict().items()}
 
 
 def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None = None, **search_options) -> AZAgent:
