@@ -160,20 +160,24 @@ def test_learner_seat_option_and_both_seats_reached(game):
 
 
 @pytest.mark.parametrize("game", list(GAMES))
-def test_vector_env_is_batch_size_independent_and_autoresets(game):
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_vector_env_is_batch_size_independent_and_autoresets(game, mode):
     def run(num_envs, steps=60):
-        vec = gym.make_vec(gym_id(game), num_envs=num_envs, vectorization_mode="vector_entry_point")
+        vec = gym.make_vec(gym_id(game), num_envs=num_envs, vectorization_mode="vector_entry_point",
+                           autoreset_mode=mode)
         obs, _ = vec.reset(seed=11)
         first_obs, rewards, finals = [obs[0].copy()], [], 0
         for t in range(steps):
             mask = vec.action_masks()
-            # a deterministic legal choice per env: the legal action at a fixed fraction
-            acts = np.array([np.flatnonzero(m)[(7 * t) % m.sum()] for m in mask])
+            # a deterministic legal choice per env: the legal action at a fixed fraction (a game
+            # that is over has none: with NEXT_STEP its action is ignored)
+            acts = np.array([np.flatnonzero(m)[(7 * t) % m.sum()] if m.any() else 0 for m in mask])
             obs, r, term, trunc, info = vec.step(acts)
             first_obs.append(obs[0].copy())
             rewards.append(r[0])
-            if "_final_obs" in info:
-                finals += int(info["_final_obs"].sum())
+            if "_episode" in info:
+                finals += int(info["_episode"].sum())
+                assert ("_final_obs" in info) == (mode == "same_step")
                 assert (np.abs(info["episode"]["outcome"][info["_episode"]]) <= 1).all()
         return np.array(first_obs), np.array(rewards), finals
 
@@ -189,7 +193,7 @@ def test_vector_env_gives_each_seat_its_own_reward():
     vec.reset(seed=0)
     total = {0: [], 1: []}
     for _ in range(40):
-        acts = np.array([np.flatnonzero(m)[0] for m in vec.action_masks()])
+        acts = vec.action_masks().argmax(1)  # the first legal action (0 for a game that is over)
         _, r, term, trunc, info = vec.step(acts)
         if "_episode" in info:
             ep = info["episode"]
@@ -245,7 +249,7 @@ def test_every_env_derives_its_game_seeds_the_same_way(game):
         assert aec.state.seed[0] == derive_seeds(21, 0, k)
         assert gym_env.state.seed[0] == derive_seeds(21, 0, k)
     for n in (1, 5):
-        vec = GameVectorEnv(game, num_envs=n, max_episode_steps=1, **options)
+        vec = GameVectorEnv(game, num_envs=n, max_episode_steps=1, autoreset_mode="same_step", **options)
         vec.reset(seed=21)
         assert vec.batch.state.seed.tolist() == derive_seeds(21, np.arange(n, dtype=np.uint64), 0).tolist()
         vec.step(vec.action_masks().argmax(1))  # every game truncated after one step: episode 1
@@ -263,7 +267,8 @@ def test_reset_learner_seat_holds_for_the_games_reset_starts(game):
     assert env.reset(seed=0, options={"learner_seat": 0})[1]["learner_seat"] == 0
     assert env.reset()[1]["learner_seat"] == 1
     assert env.reset(options={"learner_seat": None})[1]["learner_seat"] == 1
-    vec = GameVectorEnv(game, num_envs=4, learner_seat=1, max_episode_steps=1, **options)
+    vec = GameVectorEnv(game, num_envs=4, learner_seat=1, max_episode_steps=1, autoreset_mode="same_step",
+                        **options)
     _, info = vec.reset(seed=0, options={"learner_seat": 0})
     assert info["learner_seat"].tolist() == [0] * 4
     _, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
@@ -286,8 +291,8 @@ def test_registration_sets_max_episode_steps_and_the_vector_env_truncates(game):
     # a small limit: games still running after 3 learner steps are truncated and restart
     n, limit = 6, 3
     short = gym.make_vec(gym_id(game), num_envs=n, vectorization_mode="vector_entry_point",
-                         max_episode_steps=limit).unwrapped
-    free = GameVectorEnv(game, num_envs=n)  # the same games without the limit
+                         max_episode_steps=limit, autoreset_mode="same_step").unwrapped
+    free = GameVectorEnv(game, num_envs=n, autoreset_mode="same_step")  # the same games without the limit
     obs_s, _ = short.reset(seed=4)
     obs_f, _ = free.reset(seed=4)
     ended = np.zeros(n, bool)  # games over by the rules before the limit (they restart in both)
@@ -337,7 +342,8 @@ def test_the_vector_env_speaks_to_its_opponent_through_the_protocol():
             return [f"opp{i}" for i in env_ids]
 
     rec = Recording()
-    vec = GameVectorEnv("yoxii", num_envs=3, opponent=rec, learner_seat=1, max_episode_steps=2)
+    vec = GameVectorEnv("yoxii", num_envs=3, opponent=rec, learner_seat=1, max_episode_steps=2,
+                        autoreset_mode="same_step")
     vec.reset(seed=0)
     assert rec.calls[0] == ("start", [0, 1, 2]) and rec.calls[1] == ("move", [0, 1, 2])
     vec.step(vec.action_masks().argmax(1))

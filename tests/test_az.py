@@ -17,6 +17,7 @@ from yyenvs.agents.gumbel import GumbelSearch, considered_visits
 from yyenvs.core.contract import CHANCE_PLAYER, OptionError
 from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
+from training.config import ConfigError
 
 
 def flat_network(core):
@@ -258,6 +259,40 @@ def test_trainer_machinery(tmp_path, game):
         assert (tmp_path / "run" / "final.safetensors").exists()
     finally:
         t.close()
+
+
+def test_trainer_plays_a_share_of_games_against_the_baselines(tmp_path):
+    """With selfplay.baseline_share, one seat of those games is the baseline's: played by it, not recorded."""
+    from training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run", **{"selfplay.baseline_share": 0.5,
+                                                   "selfplay.baselines": ["random", "greedy"]}),
+                  log=lambda m: None)
+    try:
+        assert [a.name for a in t.baselines] == ["random", "greedy"]
+        # 16 slots: 8 play baselines (random in even slots, greedy in odd), seats alternating per game
+        seats = t._baseline_seats(np.zeros(16, np.int64))
+        np.testing.assert_array_equal(seats, [0, 0, 1, 1, 0, 0, 1, 1] + [-1] * 8)
+        np.testing.assert_array_equal(t._baseline_seats(np.arange(16))[:4], [0, 1, 1, 0])
+        played = {"search": 0, "baseline": 0}
+        run, act = t.search.run, t.baselines[1].act
+
+        def searched(state):
+            played["search"] += state.batch_size
+            return run(state)
+
+        def by_greedy(state, mask):
+            played["baseline"] += state.batch_size
+            assert mask.sum(axis=1).min() > 1  # forced moves are played without asking
+            return act(state, mask)
+        t.search.run, t.baselines[1].act = searched, by_greedy
+        t.train()
+        assert played["baseline"] > 0 and played["search"] > 0
+        assert t.samples_played == played["search"]  # only the network's positions are recorded
+    finally:
+        t.close()
+    with pytest.raises(ConfigError, match="one player"):
+        AZTrainer(tiny_config(tmp_path / "solo", "yinyang", game_options={"num_players": 1},
+                              **{"selfplay.baseline_share": 0.5}), log=lambda m: None)
 
 
 def test_value_targets_are_returns_from_the_movers_seat():

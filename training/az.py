@@ -160,6 +160,7 @@ class AZTrainer(TrainingRun):
                                        self.core.num_actions, self.core.num_players)
             self.rng = np.random.default_rng(cfg["seed"])
             self.symmetries = self.core.symmetries() if self.az["augment"] else ()
+            self.baselines = self._make_baselines()
             self.num_timesteps = 0
             self.n_updates = 0
             self.samples_trained = 0
@@ -180,6 +181,29 @@ class AZTrainer(TrainingRun):
         a = self.az
         return GumbelSearch(self.core, NetworkEvaluator(self.net), simulations, a["max_considered"], gumbel_scale,
                             a["c_puct"], a["value_scale"], a["maxvisit_init"], seed=self.cfg["seed"])
+
+    def _make_baselines(self) -> list:
+        """The scripted opponents of ``selfplay.baselines``, or none when ``selfplay.baseline_share`` is 0."""
+        from yyenvs.agents import make_agent
+        sp = self.cfg["selfplay"]
+        if sp["baseline_share"] == 0 or not sp["baselines"]:
+            return []
+        if self.core.num_players < 2:
+            raise ConfigError(f"selfplay.baseline_share: {self.core.name} here has one player, so no seat is "
+                              f"left for a baseline; set it to 0")
+        return [make_agent(name, self.core, self.cfg["seed"] + 7919 * (k + 1))
+                for k, name in enumerate(sp["baselines"])]
+
+    def _baseline_seats(self, games_in_slot: np.ndarray) -> np.ndarray:
+        """Per game slot, the seat a baseline plays (-1: self-play).  The first
+        ``baseline_share`` of the slots play the baselines in turn, each baseline's
+        seat moving on by one with every new game in the slot."""
+        G = games_in_slot.shape[0]
+        seats = np.full(G, -1, np.int64)
+        n = int(round(self.cfg["selfplay"]["baseline_share"] * G)) if self.baselines else 0
+        slots = np.arange(n)
+        seats[:n] = (slots // len(self.baselines) + games_in_slot[:n]) % self.core.num_players
+        return seats
 
     @property
     def steps(self) -> int:
@@ -267,6 +291,9 @@ class AZTrainer(TrainingRun):
         state = core.init(derive_seeds(cfg["seed"], np.arange(G) + stream_base * G, 0))
         returns = np.zeros((G, P))
         pending = PendingGames(G, core.observation_shape, A, P, core.max_game_length)
+        baseline_seat = self._baseline_seats(games_in_slot)
+        baseline_of = np.arange(G) % max(len(self.baselines), 1)
+        baseline_results = [[] for _ in self.baselines]
         writer = None
         if cfg["log"]["tensorboard"]:
             from torch.utils.tensorboard import SummaryWriter
@@ -286,7 +313,12 @@ class AZTrainer(TrainingRun):
             mask = core.legal_action_mask(state)
             nlegal = mask.sum(axis=1)
             actions = np.argmax(mask, axis=1).astype(np.int64)
-            rows = np.flatnonzero(nlegal > 1)
+            by_baseline = (baseline_seat == state.current_player) & (nlegal > 1)
+            for k, agent in enumerate(self.baselines):
+                rows = np.flatnonzero(by_baseline & (baseline_of == k))
+                if rows.size:
+                    actions[rows] = agent.act(state.take(rows), mask[rows])
+            rows = np.flatnonzero((nlegal > 1) & ~by_baseline)  # the network's moves: searched and recorded
             if rows.size:
                 sub = state.take(rows)
                 result = self.search.run(sub)
@@ -301,8 +333,12 @@ class AZTrainer(TrainingRun):
                 self.replay.add(*pending.finish(g, returns[g]))
                 self.games_finished += 1
                 games_in_slot[g] += 1
+                if baseline_seat[g] >= 0:  # the network's result against the baseline, from its first other seat
+                    baseline_results[baseline_of[g]].append(
+                        float(returns[g, (baseline_seat[g] + 1) % P] > returns[g, baseline_seat[g]]))
             ended = np.flatnonzero(state.done)
             if ended.size:
+                baseline_seat = self._baseline_seats(games_in_slot)
                 fresh = core.init(derive_seeds(cfg["seed"], ended + stream_base * G, games_in_slot[ended]))
                 state.put(ended, fresh)
                 returns[ended] = 0.0
@@ -316,6 +352,10 @@ class AZTrainer(TrainingRun):
                 writer.add_scalar("loss/value", vl, self.num_timesteps)
                 writer.add_scalar("time/moves_per_second", (self.num_timesteps - step0) / (time.time() - t0),
                                   self.num_timesteps)
+                for name, results in zip(cfg["selfplay"]["baselines"], baseline_results):
+                    if results:
+                        writer.add_scalar(f"selfplay/win_rate_vs_{name}", np.mean(results), self.num_timesteps)
+                        results.clear()
                 losses = []
                 last_log = time.time()
         if time.time() - t0 >= max_seconds:

@@ -82,7 +82,7 @@ DEFAULTS: dict = {
     },
     "selfplay": {
         "latest": 0.35,          # share of games against the current policy
-        "baseline_share": 0.0,   # share reserved for the baselines (0: PFSP over snapshots + baselines)
+        "baseline_share": 0.0,   # share reserved for the baselines (0: PFSP over snapshots + baselines; az: none)
         "baselines": ["random", "greedy"],  # scripted opponents in the pool
         "snapshot_every": 50_000,  # steps between policy snapshots added to the pool
         "max_snapshots": 20,     # the oldest leave the pool beyond this many

@@ -35,7 +35,7 @@ class LearnerVecEnv(VecEnv):
     def __init__(self, core, num_envs: int, opponent, seed: int = 0, learner_seat="random",
                  shaping: float = 0.0, gamma: float = 1.0):
         self.venv = GameVectorEnv(core.name, num_envs=num_envs, opponent=opponent,
-                                  learner_seat=learner_seat, **core.options)
+                                  learner_seat=learner_seat, autoreset_mode="same_step", **core.options)
         self.core = self.venv.core
         self.batch = self.venv.batch
         self.render_mode = None

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
@@ -21,7 +20,7 @@ from yyenvs.core.errors import IllegalActionError, show
 from yyenvs.core.rng import check_seed, derive_seeds, fresh_seed
 from yyenvs.envs.learner import reset_options
 from yyenvs.envs.rendering import Renderer, check_render_mode
-from yyenvs.envs.spaces import action_space, observation_box
+from yyenvs.envs.spaces import action_space, observation_space
 from yyenvs.games import game_spec, make_core
 
 
@@ -46,10 +45,7 @@ class GameAECEnv(AECEnv, EzPickle):
         # "<name>_<seat>" is the form PettingZoo's api_test asks for
         self.possible_agents = [f"{n}_{i}" for i, n in enumerate(self.core.player_names())]
         self._seat = {name: np.array([i], np.int8) for i, name in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": observation_box(self.core),
-            "action_mask": spaces.Box(0, 1, (self.core.num_actions,), np.int8),
-        })
+        obs_space = observation_space(self.core, dict_observation=True)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: action_space(self.core) for a in self.possible_agents}
         self._master_seed: int | None = None

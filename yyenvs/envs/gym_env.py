@@ -3,7 +3,10 @@
 Registered as ``yyenvs/<Game>-v0``; any core option is a keyword of
 ``gym.make``.  Observations are the core's planes/vector from the learner's
 seat; ``action_masks()`` gives the legal actions (for sb3-contrib's
-MaskablePPO) and ``info["action_mask"]`` carries the same.
+MaskablePPO) and ``info["action_mask"]`` carries the same.  With
+``dict_observation=True`` the observation is a dict of the planes
+(``"observation"``) and the mask (``"action_mask"``, int8), as in PettingZoo's
+classic games, for libraries that want the mask inside the observation.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from yyenvs.core.contract import IllegalActionError, OpponentError, show
 from yyenvs.core.rng import check_seed, fresh_seed
 from yyenvs.envs.learner import LearnerBatch
 from yyenvs.envs.rendering import Renderer, check_render_mode
-from yyenvs.envs.spaces import action_space, observation_box
+from yyenvs.envs.spaces import action_space, check_flag, observation_space, with_mask
 from yyenvs.games import make_core
 
 
@@ -30,6 +33,7 @@ class GameEnv(gym.Env):
             ``reset(options={"learner_seat": ...})`` sets it for the episode that
             reset starts; the next reset without it returns to this setting.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
+        dict_observation: observations as ``{"observation": ..., "action_mask": ...}``.
         **options: the game's own options.
 
     ``reset(seed=s)`` makes ``s`` the master seed: the ``k``-th episode after it
@@ -45,14 +49,15 @@ class GameEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, game: str, opponent="random", learner_seat="random",
-                 render_mode: str | None = None, **options):
+                 render_mode: str | None = None, dict_observation: bool = False, **options):
         check_render_mode(render_mode)
+        self.dict_observation = check_flag("dict_observation", dict_observation)
         self.core = make_core(game, **options)
         self._renderer = Renderer(self.core, render_mode)
         self.render_mode = render_mode
         self.opponent_spec = opponent
         self._batch = LearnerBatch(self.core, 1, make_agent(opponent, self.core), learner_seat)
-        self.observation_space = observation_box(self.core)
+        self.observation_space = observation_space(self.core, self.dict_observation)
         self.action_space = action_space(self.core)
         self._over = True
 
@@ -78,7 +83,10 @@ class GameEnv(gym.Env):
         self._over = bool(self._batch.state.done[0])
         if self.render_mode == "human":
             self.render()
-        return self._batch.observe()[0], self._info(np.zeros(1, bool))
+        return self._observation(), self._info(np.zeros(1, bool))
+
+    def _observation(self):
+        return with_mask(self._batch.observe()[0], self._batch.action_masks()[0], self.dict_observation)
 
     def _info(self, illegal):
         info = {"action_mask": self._batch.action_masks()[0].copy(), "learner_seat": self.learner_seat}
@@ -102,7 +110,7 @@ class GameEnv(gym.Env):
         self._over = bool(terminated[0] or truncated[0])
         if self.render_mode == "human":
             self.render()
-        return (self._batch.observe()[0], float(reward[0]), bool(terminated[0]), bool(truncated[0]),
+        return (self._observation(), float(reward[0]), bool(terminated[0]), bool(truncated[0]),
                 self._info(illegal))
 
     def action_masks(self) -> np.ndarray:

@@ -156,25 +156,37 @@ class LearnerBatch:
         return acts
 
     # -- the learner's step --------------------------------------------------------------
-    def step(self, actions: np.ndarray):
-        """One learner action per row.  Returns learner rewards, terminated,
-        truncated, and a per-row ``illegal`` flag; finished rows are *not* reset."""
+    def check_actions(self, actions, skip: np.ndarray | None = None) -> np.ndarray:
+        """``actions`` as (num_envs,) int64 inside the action space (0 where ``skip``),
+        or IllegalActionError naming the first that is not."""
         given = actions
         actions = self.core.coerce_actions(given, self.num_envs, where=lambda i: f"env {i}",
                                            beyond="outside the action space")
+        if skip is not None:
+            actions = np.where(skip, 0, actions)
         out = np.flatnonzero((actions < 0) | (actions >= self.core.num_actions))
         if out.size:
             i = int(out[0])
             value = given[i] if isinstance(given, (list, tuple)) else np.asarray(given)[i]
             raise IllegalActionError(f"{self.core.name}: action {show(value)} (env {i}) is outside "
                                      f"the action space [0, {self.core.num_actions})")
+        return actions
+
+    def step(self, actions: np.ndarray, skip: np.ndarray | None = None):
+        """One learner action per row.  Returns learner rewards, terminated,
+        truncated, and a per-row ``illegal`` flag; finished rows are *not* reset.
+
+        Rows where ``skip`` (bool per row) is set are left as they are, whatever
+        their action (Gymnasium's NEXT_STEP autoreset ignores it)."""
+        actions = self.check_actions(actions, skip)
         s = self.state
         rows = np.arange(self.num_envs)
         mask = self.action_masks()
         legal = mask[rows, actions]
-        illegal = ~legal & ~s.done
+        playing = ~s.done if skip is None else ~s.done & ~skip
+        illegal = ~legal & playing
         reward = np.zeros(self.num_envs, dtype=np.float32)
-        live = legal & ~s.done
+        live = legal & playing
         self.core.step(s, np.where(live, actions, -1))
         reward[live] += s.rewards[live, self.learner_seat[live]]
         self._play_opponents(np.flatnonzero(live), reward)

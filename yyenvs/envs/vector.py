@@ -1,13 +1,21 @@
 """The batched vector environment: many games in one core state, no subprocesses.
 
 ``gym.make_vec("yyenvs/<Game>-v0", num_envs=N, vectorization_mode="vector_entry_point")``
-builds it.  Finished games restart in the same step (Gymnasium's SAME_STEP
-autoreset): the returned observation is the new game's first one and
-``infos["final_obs"]`` / ``infos["_final_obs"]`` hold the last observation of
-the finished game.  Opponent moves are computed for the whole batch at once.
-``action_masks()`` returns the (N, num_actions) legal-action mask.  Bad
-actions, seeds and options raise as in :class:`~yyenvs.envs.gym_env.GameEnv`;
-after an :class:`~yyenvs.core.contract.OpponentError` the env must be reset.
+builds it.  Opponent moves are computed for the whole batch at once.  A
+finished game restarts as Gymnasium's ``autoreset_mode`` says:
+
+* ``"next_step"`` (Gymnasium's default): the step that ends a game returns its
+  last observation; the next step ignores that env's action, starts the new
+  game and returns its first observation with reward 0 and neither flag set.
+* ``"same_step"``: the step that ends a game returns the new game's first
+  observation, and ``infos["final_obs"]`` / ``infos["_final_obs"]`` hold the
+  last observation of the finished one (what stable-baselines3 expects).
+
+``action_masks()`` returns the (N, num_actions) legal-action mask (all False
+for a game that is over); with ``dict_observation=True`` each observation is a
+dict that carries it as ``"action_mask"``.  Bad actions, seeds and options
+raise as in :class:`~yyenvs.envs.gym_env.GameEnv`; after an
+:class:`~yyenvs.core.contract.OpponentError` the env must be reset.
 
 ``reset(seed=s)`` makes ``s`` the master seed: env ``i``'s ``k``-th game is the
 game of seed ``derive_seeds(s, i, k)`` whatever the number of envs.
@@ -28,21 +36,44 @@ from yyenvs.core.errors import OpponentError, OptionError, show
 from yyenvs.core.rng import check_seed, fresh_seed
 from yyenvs.envs.learner import LearnerBatch
 from yyenvs.envs.rendering import check_render_mode
-from yyenvs.envs.spaces import action_space, observation_box
+from yyenvs.envs.spaces import action_space, check_flag, observation_space, with_mask
 from yyenvs.games import make_core
+
+AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+
+
+def check_autoreset_mode(mode) -> AutoresetMode:
+    """``mode`` (an :class:`AutoresetMode` or its name, e.g. ``"next_step"``) as an AutoresetMode."""
+    if isinstance(mode, AutoresetMode):
+        found = mode if mode in AUTORESET_MODES.values() else None
+    else:
+        found = AUTORESET_MODES.get(mode.lower()) if isinstance(mode, str) else None
+        if found is None and isinstance(mode, str):  # the enum's own values, "NextStep" / "SameStep"
+            found = next((m for m in AUTORESET_MODES.values() if m.value == mode), None)
+    if found is None:
+        raise OptionError(f"autoreset_mode must be one of {sorted(AUTORESET_MODES)} (or the AutoresetMode "
+                          f"member), got {show(mode)}")
+    return found
 
 
 class GameVectorEnv(VectorEnv):
     """``num_envs`` games of ``game`` for one learner (see :class:`GameEnv` for arguments).
 
     ``max_episode_steps``: learner steps after which a game is truncated (None: never).
+    ``autoreset_mode``: ``"next_step"`` (default) or ``"same_step"``, see above; it is
+    also ``metadata["autoreset_mode"]``.  ``dict_observation``: observations as
+    ``{"observation": ..., "action_mask": ...}``.
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str, num_envs: int = 1, opponent="random", learner_seat="random",
-                 render_mode: str | None = None, max_episode_steps: int | None = None, **options):
+                 render_mode: str | None = None, max_episode_steps: int | None = None,
+                 autoreset_mode="next_step", dict_observation: bool = False, **options):
         check_render_mode(render_mode, self.metadata["render_modes"])
+        self.autoreset_mode = check_autoreset_mode(autoreset_mode)
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.dict_observation = check_flag("dict_observation", dict_observation)
         if max_episode_steps is not None and not (
                 isinstance(max_episode_steps, (int, np.integer)) and not isinstance(max_episode_steps, bool)
                 and max_episode_steps >= 1):
@@ -54,7 +85,7 @@ class GameVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
         self.num_envs = self.batch.num_envs
-        self.single_observation_space = observation_box(self.core)
+        self.single_observation_space = observation_space(self.core, self.dict_observation)
         self.single_action_space = action_space(self.core)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
@@ -62,6 +93,7 @@ class GameVectorEnv(VectorEnv):
         # rewards the opponents earned the learner before its first move of a new game
         self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self.lengths = np.zeros(self.num_envs, dtype=np.int64)
+        self._restart = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: games over, restarting next step
         self._seeded = False
         self._needs_reset = True
 
@@ -78,7 +110,9 @@ class GameVectorEnv(VectorEnv):
         self.returns[:] = 0
         self._carry[:] = 0
         self.lengths[:] = 0
-        return obs, {"action_mask": mask.copy(), "learner_seat": self.batch.learner_seat.copy()}
+        self._restart[:] = False
+        return (with_mask(obs, mask, self.dict_observation),
+                {"action_mask": mask.copy(), "learner_seat": self.batch.learner_seat.copy()})
 
     def step(self, actions):
         if self._needs_reset:
@@ -90,22 +124,32 @@ class GameVectorEnv(VectorEnv):
             raise
 
     def _step(self, actions):
-        reward, terminated, truncated, illegal = self.batch.step(actions)
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
+        restart = np.flatnonzero(self._restart)  # NEXT_STEP: these envs' actions are ignored
+        skip = self._restart.copy() if restart.size else None
+        actions = self.batch.check_actions(actions, skip)  # before anything changes
+        carry = self.batch.reset_rows(restart) if restart.size else None
+        self._restart[:] = False
+        reward, terminated, truncated, illegal = self.batch.step(actions, skip)
         reward = reward + self._carry
-        self._carry[:] = 0
+        self._carry[:] = 0 if carry is None else carry  # paid on the new games' first learner steps
         self.returns += reward
         self.lengths += 1
+        self.lengths[restart] = 0
         if self.max_episode_steps is not None:
             truncated = truncated | ((self.lengths >= self.max_episode_steps) & ~terminated)
         done = np.flatnonzero(terminated | truncated)
         infos: dict = {}
         if done.size:
-            final_obs = np.empty(self.num_envs, dtype=object)
-            last = self.batch.core.observe(self.batch.state.take(done), self.batch.learner_seat[done])
-            for k, i in enumerate(done):
-                final_obs[i] = last[k]
             flag = np.zeros(self.num_envs, dtype=bool)
             flag[done] = True
+            if same_step:
+                final_obs = np.empty(self.num_envs, dtype=object)
+                last = self.batch.core.observe(self.batch.state.take(done), self.batch.learner_seat[done])
+                masks = self.batch.action_masks()[done]
+                for k, i in enumerate(done):
+                    final_obs[i] = with_mask(last[k], masks[k], self.dict_observation)
+                infos.update({"final_obs": final_obs, "_final_obs": flag})
             outcome = np.where(illegal, -1.0, np.sign(self.returns))
             episode = {"r": self.returns.copy(), "l": self.lengths.copy(), "outcome": outcome,
                        "illegal_action": illegal.copy(), "learner_seat": self.batch.learner_seat.copy()}
@@ -113,13 +157,16 @@ class GameVectorEnv(VectorEnv):
             episode["opponent"] = np.empty(self.num_envs, dtype=object)  # who played each env
             episode["opponent"][done] = opponent.names(done)
             opponent.on_episode_end(done, outcome[done], self.batch.learner_seat[done])  # before the restart
-            infos.update({"final_obs": final_obs, "_final_obs": flag,
-                          "episode": episode, "_episode": flag})
+            infos.update({"episode": episode, "_episode": flag})
             self.returns[done] = 0
             self.lengths[done] = 0
-            self._carry = self.batch.reset_rows(done)  # belongs to the new game: paid on its first step
-        infos["action_mask"] = self.batch.action_masks().copy()
-        return self.batch.observe(), reward, terminated, truncated, infos
+            if same_step:
+                self._carry = self.batch.reset_rows(done)  # belongs to the new game: paid on its first step
+            else:
+                self._restart[done] = True
+        mask = self.batch.action_masks()
+        infos["action_mask"] = mask.copy()
+        return with_mask(self.batch.observe(), mask, self.dict_observation), reward, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         return self.batch.action_masks()

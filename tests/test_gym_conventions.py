@@ -1,0 +1,118 @@
+"""Gymnasium's conventions as options: the vector env's autoreset mode and the Dict observation.
+
+The reference for both autoreset modes is Gymnasium's own ``SyncVectorEnv``
+over the single-game env: env 0 of the batched vector env must give the same
+observations, rewards and flags step by step (both start env 0's games from
+the same seeds).
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+from yyenvs.core.errors import IllegalActionError, OptionError
+from yyenvs.core.rng import derive_seeds
+from yyenvs.envs.gym_env import GameEnv
+from yyenvs.envs.vector import GameVectorEnv
+from yyenvs.games import GAMES
+
+OPTIONS = {"yoxii": {}, "koi": {"board_size": 7, "directions": 4}, "yinyang": {"num_players": 2}}
+MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+
+
+def pick(mask: np.ndarray, t: int) -> int:
+    """A deterministic legal action (0 where there is none: the env ignores it then)."""
+    legal = np.flatnonzero(mask)
+    return int(legal[(7 * t) % legal.size]) if legal.size else 0
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("game", list(OPTIONS))
+def test_vector_env_resets_as_gymnasiums_own_vector_env(game, mode):
+    options = OPTIONS[game]
+    ref = SyncVectorEnv([lambda: GameEnv(game, **options)], autoreset_mode=MODES[mode])
+    ours = GameVectorEnv(game, num_envs=3, autoreset_mode=mode, **options)
+    assert ours.metadata["autoreset_mode"] is MODES[mode] and GameVectorEnv.metadata["autoreset_mode"] is \
+        AutoresetMode.NEXT_STEP
+    obs_r, info_r = ref.reset(seed=5)
+    obs_o, info_o = ours.reset(seed=5)
+    assert np.array_equal(obs_r[0], obs_o[0])
+    episodes, steps = 0, 300 if game == "yinyang" else 120
+    for t in range(steps):
+        a0 = pick(info_r["action_mask"][0], t)
+        acts = [a0] + [pick(m, t + k) for k, m in enumerate(info_o["action_mask"][1:])]
+        obs_r, r_r, term_r, trunc_r, info_r = ref.step(np.array([a0]))
+        obs_o, r_o, term_o, trunc_o, info_o = ours.step(np.array(acts))
+        assert np.array_equal(obs_r[0], obs_o[0]), t
+        assert (r_r[0], term_r[0], trunc_r[0]) == (r_o[0], term_o[0], trunc_o[0]), t
+        assert np.array_equal(info_r["action_mask"][0], info_o["action_mask"][0]), t
+        if mode == "same_step" and term_r[0]:
+            assert info_o["_final_obs"][0] and np.array_equal(info_r["final_obs"][0], info_o["final_obs"][0])
+        episodes += int(term_o[0] or trunc_o[0])
+        assert ("final_obs" in info_o) == (mode == "same_step" and bool((term_o | trunc_o).any()))
+    assert episodes >= 2
+
+
+def test_next_step_ignores_the_action_of_the_step_after_the_end():
+    """The step after a game's end starts the new game whatever the action (even an illegal one)."""
+    vec = GameVectorEnv("yoxii", num_envs=2, max_episode_steps=2)
+    vec.reset(seed=3)
+    for _ in range(2):
+        obs, reward, term, trunc, info = vec.step(vec.action_masks().argmax(1))
+    assert trunc.all() and "episode" in info and "final_obs" not in info
+    ply, seeds = vec.batch.state.ply.copy(), vec.batch.state.seed.copy()
+    with pytest.raises(IllegalActionError, match="nan"):  # refused before anything restarts
+        vec.step(np.array([0.0, np.nan]))
+    assert np.array_equal(vec.batch.state.seed, seeds)
+    obs, reward, term, trunc, info = vec.step(np.array([0, 0]))  # action 0 is illegal at a game's start
+    assert not (term | trunc).any() and (reward == 0).all() and "episode" not in info
+    assert (vec.batch.state.ply < ply).all()  # new games, their learner still to move
+    assert vec.batch.state.seed.tolist() == derive_seeds(3, np.arange(2, dtype=np.uint64), 1).tolist()
+    assert (vec.batch.state.current_player == vec.batch.learner_seat).all()
+    with pytest.raises(IllegalActionError, match="outside the action space"):  # this step is the game's own
+        vec.step(np.array([-1, 0]))
+    _, _, term, trunc, _ = vec.step(vec.action_masks().argmax(1))  # the restart step is not a learner step
+    assert not (term | trunc).any()
+    _, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
+    assert trunc.all() and (info["episode"]["l"] == 2).all()
+
+
+@pytest.mark.parametrize("game", list(OPTIONS))
+def test_dict_observation_carries_the_mask(game):
+    env = GameEnv(game, dict_observation=True, **OPTIONS[game])
+    check_env(env, skip_render_check=True)
+    obs, info = env.reset(seed=1)
+    assert set(obs) == {"observation", "action_mask"} and env.observation_space.contains(obs)
+    assert np.array_equal(obs["action_mask"], info["action_mask"]) and obs["action_mask"].dtype == np.int8
+    plain = GameEnv(game, **OPTIONS[game])
+    assert np.array_equal(plain.reset(seed=1)[0], obs["observation"])
+    for mode in MODES:
+        vec = GameVectorEnv(game, num_envs=4, dict_observation=True, autoreset_mode=mode, max_episode_steps=2,
+                            **OPTIONS[game])
+        obs, info = vec.reset(seed=2)
+        for _ in range(3):
+            assert vec.observation_space.contains(obs)
+            assert np.array_equal(obs["action_mask"], vec.action_masks())
+            obs, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
+            if "final_obs" in info:
+                for i in np.flatnonzero(info["_final_obs"]):
+                    assert vec.single_observation_space.contains(info["final_obs"][i])
+    made = gym.make(GAMES[game].gym_id, dict_observation=True, **OPTIONS[game])
+    assert isinstance(made.observation_space, gym.spaces.Dict)
+
+
+@pytest.mark.parametrize("bad", ["disabled", AutoresetMode.DISABLED, "later", 1, None])
+def test_bad_autoreset_modes_are_refused_by_name(bad):
+    with pytest.raises(OptionError, match="autoreset_mode"):
+        GameVectorEnv("yoxii", autoreset_mode=bad)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_dict_observation_must_be_a_bool(bad):
+    with pytest.raises(OptionError, match="dict_observation"):
+        GameEnv("yoxii", dict_observation=bad)
+    with pytest.raises(OptionError, match="dict_observation"):
+        GameVectorEnv("yoxii", dict_observation=bad)
