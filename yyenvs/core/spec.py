@@ -97,6 +97,10 @@ class GameSpec:
     #: the board transforms the rules are unchanged by: ``"D4"`` (the 8 rotations and reflections of
     #: the square; the core lists them, see :mod:`yyenvs.core.symmetry`) or ``""`` (none)
     symmetry: str = ""
+    #: every player sees the whole state (False: something is hidden, e.g. Yin Yang's missions)
+    perfect_information: bool = True
+    #: the set-up is drawn from the game's seed (True) rather than being the same in every game
+    random_setup: bool = False
 
     def __post_init__(self):
         if self.symmetry not in ("", "D4"):

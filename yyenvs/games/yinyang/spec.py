@@ -4,7 +4,7 @@ from yyenvs.core.spec import GameSpec, Option
 
 SPEC = GameSpec(
     id="yinyang", title="Yin Yang", version=1, core="yyenvs.games.yinyang.core:YinYangCore",
-    players=(1, 4), chance=True, max_game_length=4000,
+    players=(1, 4), chance=True, max_game_length=4000, perfect_information=False, random_setup=True,
     options=(
         Option("num_players", "int", 2, "players; 1 is the solo game", low=1, high=4),
         Option("data_file", "path", None, "the component data (None: the packaged stand-in file)"),
