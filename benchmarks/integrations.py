@@ -7,6 +7,9 @@ a time unless said:
 * ``openspiel``: the OpenSpiel Python game (``yyenvs.integrations.openspiel``),
   ``state.apply_action`` with a random legal action (or a chance outcome drawn
   by its probabilities);
+* ``torchrl``: TorchRL's ``PettingZooWrapper(use_mask=True)`` over the AEC env,
+  ``env.rollout`` with its random masked actions;
+* ``tianshou``: Tianshou's ``PettingZooEnv`` over the AEC env, random legal actions;
 * ``aec``: the project's PettingZoo AEC env, random legal actions from the mask;
 * ``core x1024``: the batched core itself, 1024 games at once (the reference:
   what the project's own trainers and search stand on).
@@ -60,8 +63,7 @@ def openspiel_rate(game: str, seconds: float, rng) -> float:
 
 
 def aec_rate(game: str, seconds: float, rng) -> float:
-    import importlib
-    module = importlib.import_module(f"yyenvs.{GAMES[game].pettingzoo_module}")
+    module = __import__(f"yyenvs.{GAMES[game].pettingzoo_module}", fromlist=["env"])
     env = module.env(**OPTIONS.get(game, {}))
 
     def one_game():
@@ -77,6 +79,34 @@ def aec_rate(game: str, seconds: float, rng) -> float:
             n += 1
         return n
     return _timed(one_game, seconds)
+
+
+def torchrl_rate(game: str, seconds: float, rng) -> float:
+    from torchrl.envs import PettingZooWrapper
+    module = __import__(f"yyenvs.{GAMES[game].pettingzoo_module}", fromlist=["env"])
+    env = PettingZooWrapper(env=module.env(**OPTIONS.get(game, {})), use_mask=True,
+                            seed=int(rng.integers(1 << 30)))
+    return _timed(lambda: int(env.rollout(100_000).batch_size[0]), seconds)
+
+
+def tianshou_rate(game: str, seconds: float, rng) -> float:
+    from tianshou.env import PettingZooEnv
+    module = __import__(f"yyenvs.{GAMES[game].pettingzoo_module}", fromlist=["env"])
+    env = PettingZooEnv(module.env(**OPTIONS.get(game, {})))
+
+    def one_game():
+        obs, _ = env.reset(seed=int(rng.integers(1 << 30)))
+        n, over = 0, False
+        while not over:
+            legal = np.flatnonzero(obs["mask"])
+            obs, _, term, trunc, _ = env.step(int(legal[rng.integers(legal.size)]))
+            n, over = n + 1, term or trunc
+        return n
+    return _timed(one_game, seconds)
+
+
+LIBRARIES = {"openspiel": (openspiel_rate, "pyspiel"), "torchrl": (torchrl_rate, "torchrl"),
+             "tianshou": (tianshou_rate, "tianshou")}
 
 
 def core_rate(game: str, seconds: float, rng, batch: int = 1024) -> float:
@@ -102,12 +132,14 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     print(hardware())
     print(f"{'game':8} {'library':12} {'decisions/s':>12} {'vs aec':>8}")
+    import importlib.util
+    runs = [(name, f) for name, (f, module) in LIBRARIES.items() if importlib.util.find_spec(module)]
+    runs += [("aec", aec_rate), ("core x1024", core_rate)]
     for game in args.games:
         rng = np.random.default_rng(0)
-        for f in (openspiel_rate, aec_rate, core_rate):  # compile and warm up
+        for _, f in runs:  # compile and warm up
             f(game, 0.2, rng)
-        rates = {name: statistics.median(f(game, args.seconds, rng) for _ in range(args.repeats))
-                 for name, f in (("openspiel", openspiel_rate), ("aec", aec_rate), ("core x1024", core_rate))}
+        rates = {name: statistics.median(f(game, args.seconds, rng) for _ in range(args.repeats)) for name, f in runs}
         for name, r in rates.items():
             print(f"{game:8} {name:12} {r:12,.0f} {r / rates['aec']:8.2f}")
 

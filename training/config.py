@@ -80,6 +80,11 @@ DEFAULTS: dict = {
         "augment": True,         # train on positions turned / mirrored by the game's board symmetries
         "eval_simulations": 64,  # search budget of the evaluated network (quick and final evaluation)
     },
+    "rllib": {                   # yyenvs train --backend rllib (training/rllib_train.py, RLlib's PPO)
+        "mode": "selfplay",      # selfplay: league on the multi-agent env; vector: learner vs eval.opponents[0]
+        "num_env_runners": 1,    # RLlib env runners (Ray actors), spread over the cluster
+        "league_win_rate": 0.6,  # main's recent win rate above which a snapshot joins the league
+    },
     "selfplay": {
         "latest": 0.35,          # share of games against the current policy
         "baseline_share": 0.0,   # share reserved for the baselines (0: PFSP over snapshots + baselines; az: none)
@@ -137,8 +142,10 @@ RANGES = {
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
     "az.replay_size": "[1, 100000000]", "az.min_replay": "[1, 100000000]", "az.train_ratio": "[0, 1000]",
     "az.value_weight": "[0, inf)", "az.eval_simulations": f"[1, {MAX_AZ_SIMULATIONS}]",
+    "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
 }
-CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az")}
+CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),
+           "rllib.mode": ("selfplay", "vector")}
 OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]{0,6})?")
 
 

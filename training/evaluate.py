@@ -38,8 +38,9 @@ from training.ratings import bradley_terry, wilson_interval
 
 # --- the tournament ------------------------------------------------------------------
 class Entrant:
-    def __init__(self, name: str, agent, step: int | None = None, kind: str = "baseline"):
+    def __init__(self, name: str, agent, step: int | None = None, kind: str = "baseline", spec: str | None = None):
         self.name, self.agent, self.step, self.kind = name, agent, step, kind
+        self.spec = spec  #: what it was made from (a baseline name, az:<checkpoint>[:<n>], a path)
 
 
 def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
@@ -55,21 +56,36 @@ def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> lis
             parent = os.path.basename(os.path.dirname(os.path.abspath(agent.metadata["path"])))
             if name in seen:
                 name = f"{parent}/{name}"
-            out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint"))
+            out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint", spec))
         else:
-            out.append(Entrant(spec, make_agent(spec, core, seed + k), None, "baseline"))
+            out.append(Entrant(spec, make_agent(spec, core, seed + k), None, "baseline", spec))
         if out[-1].name in seen:
             raise OptionError(f"entrant {out[-1].name!r} given twice")
         seen.add(out[-1].name)
     return out
 
 
+def play_pair(core, entrants: list[Entrant], i: int, j: int, games: int, seed: int):
+    """The games of pair (i, j): wins and draws (n x n, row against column) and the
+    entrants' timing (seconds in act, moves made).  The games depend on the seed and
+    the pair only, so any process that builds the same entrants plays the same ones."""
+    n = len(entrants)
+    seats = seat_pattern(i, j, core.num_players, games)
+    timing = np.zeros((n, 2))
+    scores, _ = play_games(core, [e.agent for e in entrants], seats, pair_seeds(seed, i, j, games), timing)
+    w, d = pairwise_from_scores(scores, seats, n)
+    return w, d, timing
+
+
 def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=None,
-               progress=None) -> dict:
+               progress=None, ray_address: str | None = None, deterministic: bool = True) -> dict:
     """Round robin (or the given ``pairs`` of indices): the full result dict.
 
     ``games``: games per pair, or a dict ``{(i, j): games}`` (pairs missing from it
-    are skipped)."""
+    are skipped).  With ``ray_address`` (``""``: a Ray started on this machine) each
+    pair is a Ray task that builds the entrants again from their specs
+    (:mod:`training.distributed`), giving the same table; ``deterministic`` is how
+    those tasks build checkpoint policies."""
     n = len(entrants)
     if n < 2:
         raise OptionError("evaluation needs at least two entrants")
@@ -83,16 +99,19 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
     draws = np.zeros((n, n))
     timing = np.zeros((n, 2))  # per entrant: seconds in act, moves made
     pairs = list(itertools.combinations(range(n), 2)) if pairs is None else list(pairs)
+    jobs = [(i, j, per_pair[(i, j)] if per_pair is not None else games) for i, j in pairs]
     t0 = time.time()
-    for k, (i, j) in enumerate(pairs):
-        g = per_pair[(i, j)] if per_pair is not None else games
-        seats = seat_pattern(i, j, core.num_players, g)
-        scores, _ = play_games(core, [e.agent for e in entrants], seats, pair_seeds(seed, i, j, g), timing)
-        w, d = pairwise_from_scores(scores, seats, n)
+    if ray_address is None:
+        results = ((k, play_pair(core, entrants, i, j, g, seed)) for k, (i, j, g) in enumerate(jobs))
+    else:
+        from training.distributed import ray_pairs
+        results = ray_pairs(core, entrants, jobs, seed, ray_address, deterministic)
+    for done, (k, (w, d, t)) in enumerate(results):
         wins += w
         draws += d
+        timing += t
         if progress:
-            progress(k + 1, len(pairs), entrants[i].name, entrants[j].name)
+            progress(done + 1, len(jobs), entrants[jobs[k][0]].name, entrants[jobs[k][1]].name)
     return result_dict(core, entrants, wins, draws, games if per_pair is None else "varies",
                        time.time() - t0, timing)
 
@@ -224,6 +243,9 @@ def main(argv=None) -> int:
     p.add_argument("--first-only", action="store_true",
                    help="only the first entrant against each other one (not a round robin)")
     p.add_argument("--out", default=None, help="directory for eval.json and ratings.png")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="play the pairs as Ray tasks: on the Ray cluster at ADDRESS, or, without one, on a "
+                        "Ray started on this machine (needs the ray extra)")
     args = p.parse_intermixed_args(argv)
     import torch
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
@@ -246,7 +268,8 @@ def main(argv=None) -> int:
         pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
         result = tournament(core, entrants, args.games, args.seed, pairs,
                             progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
-                                                              file=sys.stderr, flush=True))
+                                                              file=sys.stderr, flush=True),
+                            ray_address=args.ray, deterministic=not args.sample)
     except OptionError as e:
         print(f"yyenvs eval: error: {one_line(e)}", file=sys.stderr)
         return 2

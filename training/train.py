@@ -402,6 +402,11 @@ def main(argv=None) -> int:
     p.add_argument("--algo", choices=("ppo", "az"), default=None,
                    help="shortcut for algo=...: ppo (MaskablePPO self-play, the default) or az "
                         "(Gumbel AlphaZero: search with a policy-value network)")
+    p.add_argument("--backend", choices=("local", "rllib"), default="local",
+                   help="local: the project's trainers (default); rllib: PPO on RLlib (training/rllib_train.py, "
+                        "in the RLlib environment)")
+    p.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                   help="with --backend rllib: the Ray cluster to run on (default: start Ray on this machine)")
     p.add_argument("--quick", action="store_true",
                    help="the short demo run: configs/quick.yaml settings on top of --config")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
@@ -416,6 +421,10 @@ def main(argv=None) -> int:
         if args.algo:
             overrides.append(("algo", args.algo))
         cfg = load_config(args.config, overrides)
+        if args.ray_address is not None and args.backend != "rllib":
+            raise ConfigError("--ray-address needs --backend rllib")
+        if args.backend == "rllib":
+            return _train_on_rllib(cfg, args.ray_address)
         if cfg["algo"] == "az":
             from training.az import AZTrainer
             trainer = AZTrainer(cfg)
@@ -437,6 +446,19 @@ def main(argv=None) -> int:
         return 2
     finally:
         trainer.close()
+    return 0
+
+
+def _train_on_rllib(cfg: dict, address) -> int:
+    if cfg["algo"] != "ppo":
+        raise ConfigError(f"--backend rllib trains PPO only, not algo {cfg['algo']!r}")
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as e:
+        raise ConfigError(f"--backend rllib needs RLlib ({e}): pip install -e '.[rllib]' in an environment "
+                          f"of its own (ray[rllib] pins gymnasium 1.2.2), e.g. ./dev test makes .venv-rllib") from None
+    from training.rllib_train import run
+    run(cfg, address, log=lambda m: print(m, flush=True))
     return 0
 
 

@@ -1,0 +1,90 @@
+"""Other libraries' own PettingZoo wrappers over the AEC envs, used as they are: TorchRL and Tianshou.
+
+Each wrapper plays whole games; every action it plays is legal by the mask it
+passed on, that mask is the core's, and the rewards at the end are the game's
+own result (replayed on the core from the same seed).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import yyenvs
+from yyenvs.games import make_core
+
+GAMES = {"koi": {"board_size": 5, "directions": 4}, "yoxii": {}, "yinyang": {"num_players": 3}}
+
+
+def replay(game: str, options: dict, aec, actions: list[int]):
+    """The core's masks before each action and its returns after them, in the game that AEC env played."""
+    core = make_core(game, **options)
+    state = core.init(aec.unwrapped.state.seed.copy())  # the game's seed (set-up and chance come from it)
+    masks, returns = [], np.zeros(core.num_players)
+    for a in actions:
+        masks.append(core.legal_action_mask(state)[0].copy())
+        core.step(state, np.array([a]))
+        returns += state.rewards[0]
+    return masks, returns, bool(state.done[0])
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_torchrl_pettingzoo_wrapper_plays_legal_games(game):
+    pytest.importorskip("torchrl")
+    from torchrl.envs import PettingZooWrapper
+    options = GAMES[game]
+    module = getattr(yyenvs, yyenvs.GAMES[game].pettingzoo_module)
+    env = PettingZooWrapper(env=module.env(**options), use_mask=True, seed=7)
+    td = env.rollout(5000)  # random actions from the action specs, which carry the masks
+    groups = list(env.group_map)
+    acting = np.stack([td[g]["mask"][:, 0].numpy() for g in groups], 1)  # (steps, seats)
+    assert (acting.sum(1) == 1).all()  # one seat acts per step
+    seat = acting.argmax(1)
+    actions = [int(td[groups[s]]["action"][t, 0]) for t, s in enumerate(seat)]
+    masks = [td[groups[s]]["action_mask"][t, 0].numpy() for t, s in enumerate(seat)]
+    core_masks, returns, over = replay(game, options, env._env, actions)
+    assert over and bool(td["next"]["done"][-1])
+    for t, (a, m, cm) in enumerate(zip(actions, masks, core_masks)):
+        assert m[a] and np.array_equal(m, cm), t
+    final = [float(td["next"][g]["reward"][-1, 0]) for g in groups]
+    np.testing.assert_array_equal(final, returns)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_tianshou_pettingzoo_env_plays_legal_games(game):
+    pytest.importorskip("tianshou")
+    from tianshou.env import PettingZooEnv
+    options = GAMES[game]
+    module = getattr(yyenvs, yyenvs.GAMES[game].pettingzoo_module)
+    env = PettingZooEnv(module.env(**options))
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    actions, masks = [], []
+    while True:
+        legal = np.flatnonzero(obs["mask"])
+        masks.append(np.asarray(obs["mask"], bool))
+        actions.append(int(rng.choice(legal)))
+        obs, reward, term, trunc, _ = env.step(actions[-1])
+        if term or trunc:
+            break
+    core_masks, returns, over = replay(game, options, env.env, actions)
+    assert over and all(np.array_equal(m, cm) for m, cm in zip(masks, core_masks))
+    np.testing.assert_array_equal(reward, returns)
+
+
+def test_tianshou_collector_runs_masked_random_policies():
+    pytest.importorskip("tianshou")
+    from tianshou.algorithm.multiagent.marl import MultiAgentPolicy
+    from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm as Random
+    from tianshou.data import Collector, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv, PettingZooEnv
+
+    def make():
+        return PettingZooEnv(yyenvs.koi_v0.env(board_size=5, directions=4))
+    env = make()
+    policy = MultiAgentPolicy({agent: Random(env.action_space).policy for agent in env.agents})
+    collector = Collector(policy, DummyVectorEnv([make, make]), VectorReplayBuffer(4000, 2))
+    collector.reset()
+    result = collector.collect(n_episode=6)
+    assert result.n_collected_episodes >= 6
+    # each game has a winner (no illegal-move endings: the loser's -1 is the rules' result)
+    np.testing.assert_array_equal(np.sort(result.returns, axis=1), np.tile([-1.0, 1.0], (len(result.returns), 1)))
