@@ -263,16 +263,17 @@ def test_trainer_machinery(tmp_path, game):
 
 def test_trainer_plays_a_share_of_games_against_the_baselines(tmp_path):
     """With selfplay.baseline_share, one seat of those games is the baseline's: played by it, not recorded."""
-    from training.az import AZTrainer
+    from training.az import AZTrainer, SelfPlay
     t = AZTrainer(tiny_config(tmp_path / "run", **{"selfplay.baseline_share": 0.5,
                                                    "selfplay.baselines": ["random", "greedy"]}),
                   log=lambda m: None)
     try:
         assert [a.name for a in t.baselines] == ["random", "greedy"]
         # 16 slots: 8 play baselines (random in even slots, greedy in odd), seats alternating per game
-        seats = t._baseline_seats(np.zeros(16, np.int64))
+        selfplay = SelfPlay(t.core, t.search, 16, 0, 0, t.baselines, 0.5)
+        seats = selfplay.baseline_seats(np.zeros(16, np.int64))
         np.testing.assert_array_equal(seats, [0, 0, 1, 1, 0, 0, 1, 1] + [-1] * 8)
-        np.testing.assert_array_equal(t._baseline_seats(np.arange(16))[:4], [0, 1, 1, 0])
+        np.testing.assert_array_equal(selfplay.baseline_seats(np.arange(16))[:4], [0, 1, 1, 0])
         played = {"search": 0, "baseline": 0}
         run, act = t.search.run, t.baselines[1].act
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pytest
 
 from training.distributed import check_address, portable_spec
@@ -37,3 +38,43 @@ def test_ray_addresses_and_specs():
     here = os.path.abspath("README.md")
     assert portable_spec("README.md") == here and portable_spec("greedy") == "greedy"
     assert portable_spec("az:README.md:8") == f"az:{here}:8" and portable_spec("az:README.md") == f"az:{here}"
+
+
+def test_search_trainer_with_ray_self_play_workers(tmp_path):
+    """az.workers: self-play on Ray actors feeds the learner; targets are as in-process, the network learns,
+    the weights reach the workers, and a resumed run goes on from the checkpoint."""
+    from tests.test_az import tiny_config
+    from training.az import AZTrainer
+    from training.distributed import RaySelfPlay
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    sent = []
+    trained = RaySelfPlay.trained
+
+    def counting(self, trainer):
+        before = self.latest
+        trained(self, trainer)
+        sent.append(self.latest > before)
+    RaySelfPlay.trained = counting
+    try:
+        cfg = tiny_config(tmp_path / "run", **{"az.workers": 2, "az.worker_games": 8, "az.worker_moves": 4,
+                                               "az.broadcast_every": 2, "selfplay.baseline_share": 0.25})
+        t = AZTrainer(cfg, log=lambda m: None)
+        try:
+            info = t.train()
+            assert info["steps"] >= 400 and t.games_finished > 0 and t.n_updates > 0
+            n = t.replay.size
+            np.testing.assert_allclose(t.replay.policy[:n].astype(np.float64).sum(axis=1), 1.0, atol=2e-3)
+            assert not t.replay.policy[:n][~t.replay.mask[:n]].any()
+            assert set(np.unique(t.replay.value[:n])) <= {-1.0, 0.0, 1.0}
+            assert any(sent) and max(t.source.version) > 0  # new weights went out and reached workers
+        finally:
+            t.close()
+        t2 = AZTrainer(tiny_config(tmp_path / "run", total_timesteps=800, **{"az.workers": 1, "az.worker_games": 8}),
+                       log=lambda m: None)
+        try:
+            assert t2.num_timesteps == info["steps"] and t2.train()["steps"] >= 800
+        finally:
+            t2.close()
+    finally:
+        RaySelfPlay.trained = trained
+        ray.shutdown()

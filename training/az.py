@@ -133,12 +133,121 @@ class PendingGames:
         return out
 
 
+def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed: int) -> GumbelSearch:
+    """The search of the ``az`` config section over ``net``."""
+    return GumbelSearch(core, NetworkEvaluator(net), simulations, az["max_considered"], gumbel_scale,
+                        az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed)
+
+
+def make_baselines(core, cfg: dict) -> list:
+    """The agents of ``selfplay.baselines``, or none when ``selfplay.baseline_share`` is 0."""
+    from yyenvs.agents import make_agent
+    sp = cfg["selfplay"]
+    if sp["baseline_share"] == 0 or not sp["baselines"]:
+        return []
+    if core.num_players < 2:
+        raise ConfigError(f"selfplay.baseline_share: {core.name} here has one player, so no seat is "
+                          f"left for a baseline; set it to 0")
+    return [make_agent(name, core, cfg["seed"] + 7919 * (k + 1)) for k, name in enumerate(sp["baselines"])]
+
+
+class SelfPlay:
+    """``games`` games played at once in one core state, every move of the network searched.
+
+    :meth:`step` plays one move of every game and hands back the finished
+    games' positions with their targets.  Game slot ``g`` plays the games of
+    seed stream ``stream * games + g``, so self-play in the trainer's process
+    and in each Ray worker (:mod:`training.distributed`) plays games of its own.
+    The first ``selfplay.baseline_share`` of the slots play one seat with a
+    baseline (the slots take ``baselines`` in turn; the baseline's seat moves on
+    by one with each new game in a slot); those seats are neither searched nor
+    recorded.
+    """
+
+    def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
+                 baseline_share: float):
+        self.core, self.search, self.games, self.seed = core, search, int(games), seed
+        self.baselines, self.baseline_share = baselines, baseline_share
+        self.stream = int(stream) * self.games + np.arange(self.games)
+        P, A = core.num_players, core.num_actions
+        self.games_in_slot = np.zeros(self.games, np.int64)  # games begun in each slot
+        self.state = core.init(derive_seeds(seed, self.stream, 0))
+        self.returns = np.zeros((self.games, P))
+        self.pending = PendingGames(self.games, core.observation_shape, A, P, core.max_game_length)
+        self.baseline_of = np.arange(self.games) % max(len(baselines), 1)
+        self.baseline_seat = self.baseline_seats(self.games_in_slot)
+
+    def baseline_seats(self, games_in_slot: np.ndarray) -> np.ndarray:
+        """Per game slot, the seat a baseline plays (-1: self-play)."""
+        seats = np.full(games_in_slot.shape[0], -1, np.int64)
+        n = int(round(self.baseline_share * games_in_slot.shape[0])) if self.baselines else 0
+        seats[:n] = (np.arange(n) // len(self.baselines) + games_in_slot[:n]) % self.core.num_players
+        return seats
+
+    def step(self):
+        """One move of every game: (finished games' samples, positions recorded, baseline results).
+
+        A sample is (obs, mask, policy, value) of one finished game; a baseline
+        result is (baseline index, 1.0 if the network beat it else 0.0), seen
+        from the seat after the baseline's."""
+        core, state, mask = self.core, self.state, self.core.legal_action_mask(self.state)
+        nlegal = mask.sum(axis=1)
+        actions = np.argmax(mask, axis=1).astype(np.int64)
+        by_baseline = (self.baseline_seat == state.current_player) & (nlegal > 1)
+        for k, agent in enumerate(self.baselines):
+            rows = np.flatnonzero(by_baseline & (self.baseline_of == k))
+            if rows.size:
+                actions[rows] = agent.act(state.take(rows), mask[rows])
+        rows = np.flatnonzero((nlegal > 1) & ~by_baseline)  # the network's moves: searched and recorded
+        if rows.size:
+            sub = state.take(rows)
+            result = self.search.run(sub)
+            actions[rows] = result.action
+            self.pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
+                                sub.current_player.astype(np.int64), self.returns[rows])
+        core.step(state, actions)
+        self.returns += state.rewards
+        ended = np.flatnonzero(state.done)
+        samples, results = [], []
+        P = core.num_players
+        for g in ended:
+            samples.append(self.pending.finish(g, self.returns[g]))
+            b = self.baseline_seat[g]
+            if b >= 0:
+                results.append((int(self.baseline_of[g]), float(self.returns[g, (b + 1) % P] > self.returns[g, b])))
+        if ended.size:
+            self.games_in_slot[ended] += 1
+            self.baseline_seat = self.baseline_seats(self.games_in_slot)
+            state.put(ended, core.init(derive_seeds(self.seed, self.stream[ended], self.games_in_slot[ended])))
+            self.returns[ended] = 0.0
+        return samples, int(rows.size), results
+
+
+class LocalSelfPlay:
+    """Self-play in the trainer's process: one move of every game per :meth:`next`."""
+
+    def __init__(self, selfplay: SelfPlay):
+        self.selfplay = selfplay
+
+    def next(self):
+        """(finished games' samples, positions recorded, baseline results, moves played)."""
+        samples, recorded, results = self.selfplay.step()
+        return samples, recorded, results, self.selfplay.games
+
+    def trained(self, trainer) -> None:  # the search reads the trainer's network itself
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 class AZTrainer(TrainingRun):
     """One Gumbel AlphaZero training run (fresh or resumed) described by a config dict."""
 
     algo = ALGO
 
-    def __init__(self, cfg: dict, log=None):
+    def __init__(self, cfg: dict, log=None, ray_address: str | None = None):
+        self.ray_address = ray_address  # with az.workers: the Ray cluster ("" or None: start Ray here)
         self._open_run(cfg, log)
         try:
             self._remove_stale_temporaries()
@@ -160,7 +269,7 @@ class AZTrainer(TrainingRun):
                                        self.core.num_actions, self.core.num_players)
             self.rng = np.random.default_rng(cfg["seed"])
             self.symmetries = self.core.symmetries() if self.az["augment"] else ()
-            self.baselines = self._make_baselines()
+            self.baselines = make_baselines(self.core, cfg)
             self.num_timesteps = 0
             self.n_updates = 0
             self.samples_trained = 0
@@ -178,32 +287,7 @@ class AZTrainer(TrainingRun):
 
     # -- pieces -------------------------------------------------------------------------------
     def _make_search(self, simulations: int, gumbel_scale: float) -> GumbelSearch:
-        a = self.az
-        return GumbelSearch(self.core, NetworkEvaluator(self.net), simulations, a["max_considered"], gumbel_scale,
-                            a["c_puct"], a["value_scale"], a["maxvisit_init"], seed=self.cfg["seed"])
-
-    def _make_baselines(self) -> list:
-        """The scripted opponents of ``selfplay.baselines``, or none when ``selfplay.baseline_share`` is 0."""
-        from yyenvs.agents import make_agent
-        sp = self.cfg["selfplay"]
-        if sp["baseline_share"] == 0 or not sp["baselines"]:
-            return []
-        if self.core.num_players < 2:
-            raise ConfigError(f"selfplay.baseline_share: {self.core.name} here has one player, so no seat is "
-                              f"left for a baseline; set it to 0")
-        return [make_agent(name, self.core, self.cfg["seed"] + 7919 * (k + 1))
-                for k, name in enumerate(sp["baselines"])]
-
-    def _baseline_seats(self, games_in_slot: np.ndarray) -> np.ndarray:
-        """Per game slot, the seat a baseline plays (-1: self-play).  The first
-        ``baseline_share`` of the slots play the baselines in turn, each baseline's
-        seat moving on by one with every new game in the slot."""
-        G = games_in_slot.shape[0]
-        seats = np.full(G, -1, np.int64)
-        n = int(round(self.cfg["selfplay"]["baseline_share"] * G)) if self.baselines else 0
-        slots = np.arange(n)
-        seats[:n] = (slots // len(self.baselines) + games_in_slot[:n]) % self.core.num_players
-        return seats
+        return make_search(self.core, self.net, self.az, simulations, gumbel_scale, self.cfg["seed"])
 
     @property
     def steps(self) -> int:
@@ -283,16 +367,15 @@ class AZTrainer(TrainingRun):
     def train(self) -> dict:
         cfg, az, core = self.cfg, self.az, self.core
         G = cfg["num_envs"]
-        P, A = core.num_players, core.num_actions
         self.t_start = time.time()
         max_seconds = 60.0 * cfg["max_minutes"] if cfg["max_minutes"] > 0 else math.inf
-        games_in_slot = np.zeros(G, np.int64)  # games begun in each slot (the seed stream's index)
-        stream_base = self.games_finished  # a resumed run starts new seed streams
-        state = core.init(derive_seeds(cfg["seed"], np.arange(G) + stream_base * G, 0))
-        returns = np.zeros((G, P))
-        pending = PendingGames(G, core.observation_shape, A, P, core.max_game_length)
-        baseline_seat = self._baseline_seats(games_in_slot)
-        baseline_of = np.arange(G) % max(len(self.baselines), 1)
+        if az["workers"]:
+            from training.distributed import RaySelfPlay
+            source = RaySelfPlay(self, self.ray_address)
+        else:  # a resumed run starts new seed streams
+            source = LocalSelfPlay(SelfPlay(core, self.search, G, cfg["seed"], self.games_finished, self.baselines,
+                                            cfg["selfplay"]["baseline_share"]))
+        self.source = source
         baseline_results = [[] for _ in self.baselines]
         writer = None
         if cfg["log"]["tensorboard"]:
@@ -310,41 +393,18 @@ class AZTrainer(TrainingRun):
         step0, t0 = self.num_timesteps, time.time()
         last_log = t0
         while self.num_timesteps < cfg["total_timesteps"] and time.time() - t0 < max_seconds:
-            mask = core.legal_action_mask(state)
-            nlegal = mask.sum(axis=1)
-            actions = np.argmax(mask, axis=1).astype(np.int64)
-            by_baseline = (baseline_seat == state.current_player) & (nlegal > 1)
-            for k, agent in enumerate(self.baselines):
-                rows = np.flatnonzero(by_baseline & (baseline_of == k))
-                if rows.size:
-                    actions[rows] = agent.act(state.take(rows), mask[rows])
-            rows = np.flatnonzero((nlegal > 1) & ~by_baseline)  # the network's moves: searched and recorded
-            if rows.size:
-                sub = state.take(rows)
-                result = self.search.run(sub)
-                actions[rows] = result.action
-                pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
-                               sub.current_player.astype(np.int64), returns[rows])
-                self.samples_played += rows.size
-            core.step(state, actions)
-            returns += state.rewards
-            self.num_timesteps += G
-            for g in np.flatnonzero(state.done):
-                self.replay.add(*pending.finish(g, returns[g]))
-                self.games_finished += 1
-                games_in_slot[g] += 1
-                if baseline_seat[g] >= 0:  # the network's result against the baseline, from its first other seat
-                    baseline_results[baseline_of[g]].append(
-                        float(returns[g, (baseline_seat[g] + 1) % P] > returns[g, baseline_seat[g]]))
-            ended = np.flatnonzero(state.done)
-            if ended.size:
-                baseline_seat = self._baseline_seats(games_in_slot)
-                fresh = core.init(derive_seeds(cfg["seed"], ended + stream_base * G, games_in_slot[ended]))
-                state.put(ended, fresh)
-                returns[ended] = 0.0
+            samples, recorded, results, moves = source.next()
+            self.num_timesteps += moves
+            self.samples_played += recorded
+            for sample in samples:
+                self.replay.add(*sample)
+            self.games_finished += len(samples)
+            for k, win in results:
+                baseline_results[k].append(win)
             if self.replay.size >= az["min_replay"]:
                 while self.samples_trained < az["train_ratio"] * self.samples_played:
                     losses.append(self.train_step())
+                source.trained(self)
             self._on_step(due, every, bar, writer, losses)
             if writer is not None and time.time() - last_log > 10 and losses:
                 pl, vl = np.mean(losses, axis=0)
@@ -358,6 +418,7 @@ class AZTrainer(TrainingRun):
                         results.clear()
                 losses = []
                 last_log = time.time()
+        source.close()
         if time.time() - t0 >= max_seconds:
             self.log(f"max_minutes reached at step {self.num_timesteps}; stopping")
         if bar is not None:

@@ -79,6 +79,10 @@ DEFAULTS: dict = {
         "value_weight": 1.0,     # weight of the value loss
         "augment": True,         # train on positions turned / mirrored by the game's board symmetries
         "eval_simulations": 64,  # search budget of the evaluated network (quick and final evaluation)
+        "workers": 0,            # self-play on this many Ray actors (0: in the trainer's process)
+        "worker_games": 0,       # games per worker (0: num_envs)
+        "worker_moves": 16,      # moves a worker plays between two hand-overs of finished games
+        "broadcast_every": 50,   # gradient steps between two sends of the weights to the workers
     },
     "rllib": {                   # yyenvs train --backend rllib (training/rllib_train.py, RLlib's PPO)
         "mode": "selfplay",      # selfplay: league on the multi-agent env; vector: learner vs eval.opponents[0]
@@ -142,6 +146,8 @@ RANGES = {
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
     "az.replay_size": "[1, 100000000]", "az.min_replay": "[1, 100000000]", "az.train_ratio": "[0, 1000]",
     "az.value_weight": "[0, inf)", "az.eval_simulations": f"[1, {MAX_AZ_SIMULATIONS}]",
+    "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
+    "az.broadcast_every": "[1, inf)",
     "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),

@@ -1,4 +1,6 @@
-"""Evaluation on Ray: the pairs of a cross-table as Ray tasks (``yyenvs eval ... --ray [ADDRESS]``).
+"""Ray: evaluation's pairs as tasks, and self-play workers for the search-with-learning trainer.
+
+Evaluation (``yyenvs eval ... --ray [ADDRESS]``): the pairs of a cross-table as Ray tasks.
 
 Each task gets the game, its options, the entrants' specs and one pair, and
 builds the entrants again in its own process with the seeds the driver used
@@ -8,6 +10,16 @@ per-game agent streams), so the table is the one a local run gives, whatever
 the number of workers or the order in which the tasks finish.  Checkpoint
 paths are passed as absolute paths: on a cluster of several machines they
 must name the same files on every machine (a shared file system).
+
+Self-play (``yyenvs train --algo az az.workers=N [--ray-address ADDRESS]``):
+``N`` actors (:class:`SelfPlayWorker`), each playing ``az.worker_games`` games
+with its own copy of the network and its own seed streams, hand their finished
+games to the learner every ``az.worker_moves`` moves; the learner trains on
+them in its replay buffer as the in-process trainer does, and sends the new
+weights to the workers every ``az.broadcast_every`` gradient steps
+(:class:`RaySelfPlay`).  Which worker's games arrive first depends on timing,
+so a run with workers is not repeatable move for move, unlike the in-process
+trainer.
 """
 from __future__ import annotations
 
@@ -38,6 +50,15 @@ def portable_spec(spec: str) -> str:
     return os.path.abspath(spec) if os.path.exists(spec) else spec
 
 
+def _init_ray(address: str | None) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise OptionError("Ray is needed here: pip install -e '.[ray]'") from None
+    if not ray.is_initialized():
+        ray.init(address=check_address(address or "") or None, include_dashboard=False, log_to_driver=False)
+
+
 def _pair_task(game: str, options: dict, specs: list[str], seed: int, deterministic: bool,
                i: int, j: int, games: int):
     import torch
@@ -54,16 +75,12 @@ def ray_pairs(core, entrants, jobs, seed: int, address: str, deterministic: bool
 
     ``address``: "" starts Ray on this machine (``ray.init()``), anything else
     connects to that cluster; a Ray already initialised in this process is used as it is."""
-    try:
-        import ray
-    except ImportError:
-        raise OptionError("--ray needs Ray: pip install -e '.[ray]'") from None
     check_address(address)
     missing = [e.name for e in entrants if e.spec is None]
     if missing:
         raise OptionError(f"entrants {missing} were not made from specs, so Ray workers cannot build them")
-    if not ray.is_initialized():
-        ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
+    _init_ray(address)
+    import ray
     specs = [portable_spec(e.spec) for e in entrants]
     task = ray.remote(num_cpus=1)(_pair_task)
     futures = {task.remote(core.name, dict(core.options), specs, seed, deterministic, i, j, g): k
@@ -73,3 +90,86 @@ def ray_pairs(core, entrants, jobs, seed: int, address: str, deterministic: bool
         ready, pending = ray.wait(pending, num_returns=1)
         for ref in ready:
             yield futures[ref], ray.get(ref)
+
+
+# -- self-play workers ----------------------------------------------------------------------------
+def network_weights(net) -> dict:
+    """The network's tensors as numpy arrays (what goes to the workers)."""
+    return {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}
+
+
+class SelfPlayWorker:
+    """One Ray actor's self-play: its own core state, network copy, search and seed streams."""
+
+    def __init__(self, cfg: dict, desc: dict, worker: int, stream: int, weights: dict):
+        import torch
+
+        from training.az import SelfPlay, make_baselines, make_search
+        from yyenvs.agents.pvnet import make_network
+        from yyenvs.games import make_core
+        torch.set_num_threads(1)
+        az = cfg["az"]
+        core = make_core(cfg["game"], **cfg["game_options"])
+        self.net = make_network(core, desc)
+        self.set_weights(weights)
+        search = make_search(core, self.net, az, az["simulations"], az["gumbel_scale"],
+                             cfg["seed"] + 104_729 * (worker + 1))
+        self.selfplay = SelfPlay(core, search, az["worker_games"] or cfg["num_envs"], cfg["seed"], stream,
+                                 make_baselines(core, cfg), cfg["selfplay"]["baseline_share"])
+
+    def set_weights(self, weights: dict) -> None:
+        import torch
+        self.net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+        self.net.eval()
+
+    def play(self, moves: int):
+        """``moves`` moves of every game: (samples, positions recorded, baseline results, moves played)."""
+        samples, recorded, results = [], 0, []
+        for _ in range(moves):
+            s, r, b = self.selfplay.step()
+            samples += s
+            recorded += r
+            results += b
+        return samples, recorded, results, moves * self.selfplay.games
+
+
+class RaySelfPlay:
+    """The learner's side: keeps every worker playing and hands on what they finish."""
+
+    def __init__(self, trainer, address: str | None):
+        _init_ray(address)
+        import ray
+        az = trainer.az
+        self.moves, self.every = az["worker_moves"], az["broadcast_every"]
+        n = az["workers"]
+        weights = ray.put(network_weights(trainer.net))
+        actor = ray.remote(num_cpus=1)(SelfPlayWorker)
+        # new seed streams per worker, and per resumed run
+        self.workers = [actor.remote(trainer.cfg, trainer.desc, w, trainer.games_finished * n + w, weights)
+                        for w in range(n)]
+        self.version = [0] * n
+        self.latest, self.weights, self.sent_at = 0, weights, trainer.n_updates
+        self.running = {w.play.remote(self.moves): k for k, w in enumerate(self.workers)}
+
+    def next(self):
+        import ray
+        (ref,), _ = ray.wait(list(self.running), num_returns=1)
+        k = self.running.pop(ref)
+        result = ray.get(ref)
+        if self.version[k] < self.latest:  # an actor runs its calls in order: the weights come first
+            self.workers[k].set_weights.remote(self.weights)
+            self.version[k] = self.latest
+        self.running[self.workers[k].play.remote(self.moves)] = k
+        return result
+
+    def trained(self, trainer) -> None:
+        import ray
+        if trainer.n_updates - self.sent_at >= self.every:
+            self.weights, self.latest, self.sent_at = ray.put(network_weights(trainer.net)), self.latest + 1, \
+                trainer.n_updates
+
+    def close(self) -> None:
+        import ray
+        for w in self.workers:
+            ray.kill(w)
+        self.workers, self.running = [], {}

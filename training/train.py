@@ -406,7 +406,8 @@ def main(argv=None) -> int:
                    help="local: the project's trainers (default); rllib: PPO on RLlib (training/rllib_train.py, "
                         "in the RLlib environment)")
     p.add_argument("--ray-address", default=None, metavar="ADDRESS",
-                   help="with --backend rllib: the Ray cluster to run on (default: start Ray on this machine)")
+                   help="with --backend rllib, or --algo az with az.workers > 0: the Ray cluster to run on "
+                        "(default: start Ray on this machine)")
     p.add_argument("--quick", action="store_true",
                    help="the short demo run: configs/quick.yaml settings on top of --config")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
@@ -421,13 +422,14 @@ def main(argv=None) -> int:
         if args.algo:
             overrides.append(("algo", args.algo))
         cfg = load_config(args.config, overrides)
-        if args.ray_address is not None and args.backend != "rllib":
-            raise ConfigError("--ray-address needs --backend rllib")
+        if args.ray_address is not None and args.backend != "rllib" and not (
+                cfg["algo"] == "az" and cfg["az"]["workers"] > 0):
+            raise ConfigError("--ray-address needs --backend rllib, or algo az with az.workers > 0")
         if args.backend == "rllib":
             return _train_on_rllib(cfg, args.ray_address)
         if cfg["algo"] == "az":
             from training.az import AZTrainer
-            trainer = AZTrainer(cfg)
+            trainer = AZTrainer(cfg, ray_address=args.ray_address)
         else:
             trainer = Trainer(cfg)
     except OptionError as e:  # ConfigError, CheckpointError and game OptionError
