@@ -78,3 +78,11 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
     finally:
         RaySelfPlay.trained = trained
         ray.shutdown()
+
+
+def test_train_refuses_ray_options_it_cannot_use(capsys):
+    from training.train import main
+    assert main(["--config", "configs/koi.yaml", "--ray-address", "auto"]) == 2
+    assert "--ray-address needs" in capsys.readouterr().err
+    assert main(["--config", "configs/az_koi.yaml", "--backend", "rllib"]) == 2
+    assert "trains PPO only" in capsys.readouterr().err

@@ -31,19 +31,10 @@ import os
 import time
 
 
-def run(cfg: dict, address: str | None = None, log=print) -> dict:
-    import ray
-
-    from training.ratings import wilson_interval
-    from yyenvs.agents import make_agent
-    from yyenvs.agents.match import play_match
-    from yyenvs.games import make_core
+def build_algo(cfg: dict):
+    """RLlib's PPO algorithm for the config (the mapping of keys above)."""
     from yyenvs.integrations import rllib as yr
-
     ppo, rl, ev = cfg["ppo"], cfg["rllib"], cfg["eval"]
-    core = make_core(cfg["game"], **cfg["game_options"])
-    if not ray.is_initialized():
-        ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
     hidden = tuple(ppo["net_arch"])
     if rl["mode"] == "selfplay":
         config = yr.selfplay_ppo_config(cfg["game"], cfg["game_options"], hidden, rl["num_env_runners"],
@@ -57,7 +48,24 @@ def run(cfg: dict, address: str | None = None, log=print) -> dict:
                               minibatch_size=ppo["batch_size"],
                               train_batch_size_per_learner=ppo["n_steps"] * cfg["num_envs"])
               .debugging(seed=cfg["seed"]))
-    algo = config.build_algo()
+    return config.build_algo()
+
+
+def run(cfg: dict, address: str | None = None, log=print) -> dict:
+    import ray
+
+    from training.ratings import wilson_interval
+    from yyenvs.agents import make_agent
+    from yyenvs.agents.match import play_match
+    from yyenvs.games import make_core
+    from yyenvs.integrations import rllib as yr
+
+    rl, ev = cfg["rllib"], cfg["eval"]
+    hidden = tuple(cfg["ppo"]["net_arch"])
+    core = make_core(cfg["game"], **cfg["game_options"])
+    if not ray.is_initialized():
+        ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
+    algo = build_algo(cfg)
     os.makedirs(cfg["run_dir"], exist_ok=True)
     t0, steps, result = time.time(), 0, {}
     limit = 60.0 * cfg["max_minutes"] if cfg["max_minutes"] > 0 else float("inf")

@@ -99,3 +99,18 @@ def test_the_docs_page_runs():
     assert blocks
     for block in blocks:
         run_block(*block)
+
+
+def test_yyenvs_train_backend_rllib(tmp_path, local_ray):
+    """The command: a short league run from a project config, the weights saved without pickle, then evaluated."""
+    from safetensors import safe_open
+
+    from training.train import main
+    run_dir = tmp_path / "run"
+    code = main(["--backend", "rllib", "--config", "configs/koi.yaml", "game_options={board_size: 5, directions: 4}",
+                 "total_timesteps=600", "num_envs=32", "ppo.n_steps=8", "ppo.batch_size=128", "ppo.n_epochs=1",
+                 "ppo.net_arch=[32]", "rllib.num_env_runners=0", "eval.final_games=4", "eval.opponents=[random]",
+                 f"run_dir={run_dir}"])
+    assert code == 0
+    with safe_open(str(run_dir / "rllib_main.safetensors"), "pt") as f:
+        assert f.metadata()["game"] == "koi" and len(list(f.keys())) > 0
