@@ -58,6 +58,21 @@ def test_greedy_beats_random_clearly(game):
     core = make_core(game)
     r = play_match(core, GreedyAgent(core, 0), RandomAgent(core, 1), 200, seed=4)
     assert r["wins"] > 1.5 * r["losses"], r
+    first, second = r["by_start"]["first"], r["by_start"]["second"]
+    assert sum(first) == sum(second) == 100  # seats alternate
+    assert (first[0] + second[0], first[1] + second[1], first[2] + second[2]) == (r["wins"], r["draws"], r["losses"])
+
+
+def test_match_split_by_start_names_the_seat():
+    """Game 0 has agent A in the first seat, game 1 in the second: by_start reports each where it belongs."""
+    from yyenvs.agents.match import pair_seeds, play_games, seat_pattern
+    core = make_core("koi", board_size=5, directions=4)
+    for seed in range(6):
+        a, b = GreedyAgent(core, 0), RandomAgent(core, 1)
+        r = play_match(core, a, b, 2, seed=seed)
+        scores, _ = play_games(core, [a, b], seat_pattern(0, 1, 2, 2), pair_seeds(seed, 0, 1, 2))
+        won_first, won_second = scores[0, 0] > scores[0, 1], scores[1, 1] > scores[1, 0]
+        assert r["by_start"]["first"][0] == won_first and r["by_start"]["second"][0] == won_second
 
 
 def test_make_agent_specs():

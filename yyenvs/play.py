@@ -54,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.game}: {args.agents[0]} vs {args.agents[1]}, {n} games, seats alternating")
     print(f"  {args.agents[0]} wins {r['wins']} ({r['wins'] / n:.1%}), draws {r['draws']}, "
           f"losses {r['losses']} ({r['losses'] / n:.1%})")
+    for start, (w, d, l) in r["by_start"].items():
+        print(f"  {args.agents[0]} seated {start}: {w}-{d}-{l} ({w / max(w + d + l, 1):.1%} wins)")
     print(f"  {r['plies']} plies in {dt:.1f}s ({r['plies'] / dt:,.0f} plies/s)")
     return 0
 

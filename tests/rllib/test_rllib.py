@@ -28,12 +28,14 @@ def local_ray():
 def test_vector_env_path_trains_and_records_every_transition(local_ray):
     """The batched single-agent env: PPO trains, and each episode RLlib records has as many
     steps as the learner made in that game (NEXT_STEP autoreset: no first step lost)."""
-    algo = yr.vector_ppo_config("koi", KOI, num_envs=16, hidden=(64,)).training(**SMALL).build_algo()
+    algo = yr.vector_ppo_config("koi", KOI, num_envs=16, hidden=(64,), num_env_runners=1).training(**SMALL).build_algo()
     try:
         for _ in range(2):
             result = algo.train()
         assert result["env_runners"]["num_env_steps_sampled"] >= 512
-        episodes = [e for e in algo.env_runner.sample(num_episodes=20, explore=True) if e.is_done]
+        sampled = algo.env_runner_group.foreach_env_runner(  # on the remote env runner
+            lambda runner: runner.sample(num_episodes=20, explore=True), local_env_runner=False)
+        episodes = [e for e in sampled[0] if e.is_done]
         assert len(episodes) >= 20
         for e in episodes:
             assert len(e) == e.get_infos(-1)["episode"]["l"]  # the learner steps of that game

@@ -113,8 +113,10 @@ def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
     (``agent_a`` takes seat 0 in even games).
 
     Returns a dict: ``wins``, ``draws`` and ``losses`` of ``agent_a`` (pairwise
-    over the seats with 3-4 players) and ``plies``, the actions played.  The
-    games are those of pairing (0, 1) of :func:`pair_seeds` under ``seed``.
+    over the seats with 3-4 players), the same split by who started
+    (``by_start``: ``{"first": (w, d, l), "second": (w, d, l)}``, ``agent_a``
+    in seat 0 or not) and ``plies``, the actions played.  The games are those
+    of pairing (0, 1) of :func:`pair_seeds` under ``seed``.
     """
     if core.num_players < 2:
         raise ValueError(f"play_match needs a game of two or more players; {core.name} has "
@@ -122,4 +124,9 @@ def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
     seats = seat_pattern(0, 1, core.num_players, num_games)
     scores, plies = play_games(core, [agent_a, agent_b], seats, pair_seeds(seed, 0, 1, num_games))
     w, d = pairwise_from_scores(scores, seats, 2)
-    return {"wins": int(w[0, 1]), "draws": int(d[0, 1]), "losses": int(w[1, 0]), "plies": plies}
+    by_start = {}
+    for name, rows in (("first", seats[:, 0] == 0), ("second", seats[:, 0] != 0)):
+        ws, ds = pairwise_from_scores(np.asarray(scores)[rows], seats[rows], 2)
+        by_start[name] = (int(ws[0, 1]), int(ds[0, 1]), int(ws[1, 0]))
+    return {"wins": int(w[0, 1]), "draws": int(d[0, 1]), "losses": int(w[1, 0]), "by_start": by_start,
+            "plies": plies}

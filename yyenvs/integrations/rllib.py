@@ -11,11 +11,13 @@ them, ``{"observations": float32 vector, "action_mask": float32 0/1}``
   end every seat gets its last observation.  An illegal action ends the game
   with -1 for the mover (the package's documented penalty).  Register it with
   ``ray.tune.registry.register_env("yyenvs_ma", multi_agent_env)``.
-* **Batched single-agent**: :func:`register` gives each game a Gymnasium id
-  ``yyenvs-rllib/<Game>-v<k>`` whose vector entry point is the package's
-  vector env (all of an env runner's games in one core state, opponents moved
-  for the whole batch, Gymnasium's NEXT_STEP autoreset, which RLlib assumes),
-  with ``gym_env_vectorize_mode="vector_entry_point"``.
+* **Batched single-agent**: :func:`vector_env` is the env creator (registered
+  with Tune, it reaches every env runner) of the package's vector env: all of an env
+  runner's games in one core state, opponents moved for the whole batch,
+  Gymnasium's NEXT_STEP autoreset, which RLlib assumes; use it with
+  ``gym_env_vectorize_mode="vector_entry_point"``.  :func:`register` also
+  gives each game a Gymnasium id ``yyenvs-rllib/<Game>-v<k>`` for
+  ``gym.make_vec`` in the current process.
 
 :func:`masking_module_spec` is the RLModule spec (PPO with masked logits) and
 :func:`selfplay_ppo_config` the self-play recipe in the style of RLlib's own
@@ -134,6 +136,14 @@ class RLlibVectorEnv(gym.vector.VectorObservationWrapper):
 
     def observations(self, observations):
         return rllib_observation(observations, self.env.action_masks())
+
+
+def vector_env(config) -> RLlibVectorEnv:
+    """The env creator to register (``ray.tune.registry.register_env("yyenvs_vector", vector_env)``) and use
+    with ``env_config={"game": ..., options...}`` and ``gym_env_vectorize_mode="vector_entry_point"``:
+    RLlib's env runners add ``num_envs`` (their ``num_envs_per_env_runner``) to the config."""
+    config = dict(config)
+    return RLlibVectorEnv(config.pop("game", "yoxii"), num_envs=config.pop("num_envs", 1), **config)
 
 
 def gym_id(game: str) -> str:
@@ -275,9 +285,10 @@ def vector_ppo_config(game: str = "yoxii", options: dict | None = None, opponent
                       num_envs: int = 64, hidden=(256, 256), num_env_runners: int = 0):
     """A PPOConfig for the batched single-agent env: one learner seat against ``opponent``."""
     from ray.rllib.algorithms.ppo import PPOConfig
-    register()
+    from ray.tune.registry import register_env
+    register_env("yyenvs_vector", vector_env)  # Tune's registry reaches every env runner
     return (PPOConfig()
-            .environment(gym_id(game), env_config={"opponent": opponent, **(options or {})})
+            .environment("yyenvs_vector", env_config={"game": game, "opponent": opponent, **(options or {})})
             .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=num_envs,
                          gym_env_vectorize_mode="vector_entry_point")
             .rl_module(rl_module_spec=masking_module_spec(hidden)))
