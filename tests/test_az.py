@@ -375,3 +375,36 @@ def test_search_checkpoints_are_checked_like_every_checkpoint(tmp_path):
     write_checkpoint(tmp_path / "huge", tensors, {**meta, "policy": {**desc, "hidden": [65536, 65536]}})
     with pytest.raises(CheckpointError, match="needs .* parameters"):
         make_agent(f"az:{tmp_path / 'huge.safetensors'}", core)
+
+
+def test_sampled_opening_moves_follow_the_improved_policy():
+    """az.sample_plies: moves drawn from the policy target, legal, reproducible, spread by its weights."""
+    from training.az import sample_policy
+    policy = np.zeros((4000, 5))
+    policy[:, 1], policy[:, 3] = 0.25, 0.75
+    seeds = np.arange(4000, dtype=np.uint64)
+    picks = sample_policy(policy, seeds, np.zeros(4000, np.int64), np.full(4000, 3))
+    assert set(np.unique(picks)) == {1, 3} and abs((picks == 3).mean() - 0.75) < 0.03
+    again = sample_policy(policy[:7], seeds[:7], np.zeros(7, np.int64), np.full(7, 3))
+    np.testing.assert_array_equal(again, picks[:7])  # the same draw at any batch size
+    other_ply = sample_policy(policy, seeds, np.ones(4000, np.int64), np.full(4000, 3))
+    assert (other_ply != picks).any()
+
+
+def test_trainer_with_sampled_openings_records_valid_targets(tmp_path, monkeypatch):
+    import training.az as az
+    plies = []
+
+    def counting(policy, seeds, ply, fallback):
+        plies.extend(ply.tolist())
+        return sample(policy, seeds, ply, fallback)
+    sample = az.sample_policy
+    monkeypatch.setattr(az, "sample_policy", counting)
+    t = az.AZTrainer(tiny_config(tmp_path / "run", **{"az.sample_plies": 6}), log=lambda m: None)
+    try:
+        t.train()
+        n = t.replay.size
+        assert n > 0 and not t.replay.policy[:n][~t.replay.mask[:n]].any()
+        assert plies and max(plies) < 6  # the opening moves only, and they were sampled
+    finally:
+        t.close()

@@ -40,7 +40,7 @@ import torch
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.pvnet import NetworkEvaluator, make_network, network_description
-from yyenvs.core.rng import derive_seeds
+from yyenvs.core.rng import derive_seeds, hash_u64
 from training.config import ConfigError
 from training.train import TrainingRun, checkpoint_files
 
@@ -151,6 +151,16 @@ def make_baselines(core, cfg: dict) -> list:
     return [make_agent(name, core, cfg["seed"] + 7919 * (k + 1)) for k, name in enumerate(sp["baselines"])]
 
 
+def sample_policy(policy: np.ndarray, seeds: np.ndarray, plies: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """One action per row drawn from ``policy`` (B, A) with a uniform from the game's seed and ply
+    (the same draw at any batch size); ``fallback`` where rounding lands on a zero-probability action."""
+    x = hash_u64(seeds, plies.astype(np.uint64), np.uint64(0x5A4D))
+    u = (x >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    cdf = np.cumsum(policy.astype(np.float64), axis=1)
+    pick = np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), policy.shape[1] - 1)
+    return np.where(policy[np.arange(policy.shape[0]), pick] > 0, pick, fallback).astype(np.int64)
+
+
 class SelfPlay:
     """``games`` games played at once in one core state, every move of the network searched.
 
@@ -161,12 +171,15 @@ class SelfPlay:
     The first ``selfplay.baseline_share`` of the slots play one seat with a
     baseline (the slots take ``baselines`` in turn; the baseline's seat moves on
     by one with each new game in a slot); those seats are neither searched nor
-    recorded.
+    recorded.  In a game's first ``sample_plies`` plies the network's move is drawn
+    from the search's improved policy instead of being the search's choice (the
+    openings then vary, and so do the positions either seat learns from).
     """
 
     def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
-                 baseline_share: float):
+                 baseline_share: float, sample_plies: int = 0):
         self.core, self.search, self.games, self.seed = core, search, int(games), seed
+        self.sample_plies = int(sample_plies)
         self.baselines, self.baseline_share = baselines, baseline_share
         self.stream = int(stream) * self.games + np.arange(self.games)
         P, A = core.num_players, core.num_actions
@@ -203,6 +216,10 @@ class SelfPlay:
             sub = state.take(rows)
             result = self.search.run(sub)
             actions[rows] = result.action
+            early = np.flatnonzero(sub.ply < self.sample_plies)
+            if early.size:
+                actions[rows[early]] = sample_policy(result.policy[early], sub.seed[early], sub.ply[early],
+                                                     result.action[early])
             self.pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
                                 sub.current_player.astype(np.int64), self.returns[rows])
         core.step(state, actions)
@@ -374,7 +391,7 @@ class AZTrainer(TrainingRun):
             source = RaySelfPlay(self, self.ray_address)
         else:  # a resumed run starts new seed streams
             source = LocalSelfPlay(SelfPlay(core, self.search, G, cfg["seed"], self.games_finished, self.baselines,
-                                            cfg["selfplay"]["baseline_share"]))
+                                            cfg["selfplay"]["baseline_share"], az["sample_plies"]))
         self.source = source
         baseline_results = [[] for _ in self.baselines]
         writer = None
