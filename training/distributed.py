@@ -75,7 +75,6 @@ def ray_pairs(core, entrants, jobs, seed: int, address: str, deterministic: bool
 
     ``address``: "" starts Ray on this machine (``ray.init()``), anything else
     connects to that cluster; a Ray already initialised in this process is used as it is."""
-    check_address(address)
     missing = [e.name for e in entrants if e.spec is None]
     if missing:
         raise OptionError(f"entrants {missing} were not made from specs, so Ray workers cannot build them")

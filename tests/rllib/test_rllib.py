@@ -88,6 +88,14 @@ def test_multi_agent_env_plays_the_rules():
     illegal = int(np.flatnonzero(o["action_mask"] == 0)[0])
     _, rewards, term, _, infos = env.step({agent: illegal})
     assert term["__all__"] and rewards[agent] == -1.0 and infos[agent]["illegal_action"]
+    env.reset(seed=4)
+    (agent, _), = env._observe([int(env.state.current_player[0])]).items()
+    for bad in (env.core.num_actions, -1):  # outside the action space: refused, the game goes on
+        with pytest.raises(ValueError, match="outside the action space"):
+            env.step({agent: bad})
+    assert env._decisions.sum() == 0 and not env.state.done[0]
+    with pytest.raises(ValueError, match="nan"):
+        env.step({agent: float("nan")})
     with pytest.raises(ValueError, match="to move"):
         env.reset(seed=0)
         env.step({a: 0 for a in env.agents})

@@ -126,9 +126,11 @@ class GameVectorEnv(VectorEnv):
     def _step(self, actions):
         same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
         restart = np.flatnonzero(self._restart)  # NEXT_STEP: these envs' actions are ignored
-        skip = self._restart.copy() if restart.size else None
-        actions = self.batch.check_actions(actions, skip)  # before anything changes
-        carry = self.batch.reset_rows(restart) if restart.size else None
+        skip, carry = None, None
+        if restart.size:
+            skip = self._restart.copy()
+            actions = self.batch.check_actions(actions, skip)  # refused before the restarts change anything
+            carry = self.batch.reset_rows(restart)
         self._restart[:] = False
         reward, terminated, truncated, illegal = self.batch.step(actions, skip)
         reward = reward + self._carry

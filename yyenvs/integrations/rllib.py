@@ -30,9 +30,11 @@ import zlib
 
 import gymnasium as gym
 import numpy as np
+from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from yyenvs.agents.base import Agent
+from yyenvs.core.errors import IllegalActionError
 from yyenvs.core.rng import check_seed, derive_seeds, fresh_seed
 from yyenvs.envs.learner import ILLEGAL_ACTION_REWARD
 from yyenvs.envs.vector import GameVectorEnv
@@ -99,8 +101,11 @@ class MultiAgentGameEnv(MultiAgentEnv):
             raise ValueError(f"{self.core.name}: {agent} is to move; got actions for {sorted(action_dict)}")
         action = self.core.coerce_actions([action_dict[agent]], 1, where=lambda i: agent,
                                           beyond="outside the action space")
+        if not 0 <= action[0] < self.core.num_actions:  # as in the package's other envs: an error, not a move
+            raise IllegalActionError(f"{self.core.name}: action {action[0]} of {agent} is outside the action "
+                                     f"space [0, {self.core.num_actions})")
         self._decisions[seat] += 1
-        legal = 0 <= action[0] < self.core.num_actions and self.core.legal_action_mask(self.state)[0, action[0]]
+        legal = bool(self.core.legal_action_mask(self.state)[0, action[0]])
         rewards = dict.fromkeys(self.agents, 0.0)
         if legal:
             self.core.step(self.state, action)
@@ -210,44 +215,37 @@ def main_seat(episode, num_players: int) -> int:
     return zlib.crc32(str(episode.id_).encode()) % num_players
 
 
-class LeagueCallback:
+class LeagueCallback(RLlibCallback):
     """Self-play league: ``main`` against a pool of its frozen snapshots (``main_v0`` at the start,
     an untrained copy).  After each training iteration where ``main`` won more than
     ``win_rate`` of its recent games, a new snapshot ``main_v<k>`` joins the pool; each
     episode's opponents are drawn uniformly from the pool."""
 
-    def __new__(cls, *args, **kwargs):  # built lazily so that importing the module needs no callbacks API
-        from ray.rllib.callbacks.callbacks import RLlibCallback
+    def __init__(self, num_players: int = 2, win_rate: float = 0.6, max_snapshots: int = 20):
+        super().__init__()
+        self.num_players, self.win_rate, self.max_snapshots = num_players, win_rate, max_snapshots
+        self.pool = ["main_v0"]
 
-        class _League(RLlibCallback):
-            def __init__(self, num_players: int = 2, win_rate: float = 0.6, max_snapshots: int = 20):
-                super().__init__()
-                self.num_players, self.win_rate, self.max_snapshots = num_players, win_rate, max_snapshots
-                self.pool = ["main_v0"]
+    def on_episode_end(self, *, episode, metrics_logger, **kwargs):
+        seat = main_seat(episode, self.num_players)
+        returns = {a: float(np.sum(r)) for a, r in episode.get_rewards().items()}
+        mine = next((v for a, v in returns.items() if seat_of(a) == seat), 0.0)
+        others = [v for a, v in returns.items() if seat_of(a) != seat]
+        metrics_logger.log_value("main_win_rate", float(mine > max(others, default=0.0)), reduce="mean",
+                                 window=200)
 
-            def on_episode_end(self, *, episode, metrics_logger, **kwargs):
-                seat = main_seat(episode, self.num_players)
-                returns = {a: float(np.sum(r)) for a, r in episode.get_rewards().items()}
-                mine = next((v for a, v in returns.items() if seat_of(a) == seat), 0.0)
-                others = [v for a, v in returns.items() if seat_of(a) != seat]
-                metrics_logger.log_value("main_win_rate", float(mine > max(others, default=0.0)),
-                                         reduce="mean", window=200)
-
-            def on_train_result(self, *, algorithm, result, **kwargs):
-                from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-                from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
-                rate = result.get(ENV_RUNNER_RESULTS, {}).get("main_win_rate")
-                if rate is not None and rate > self.win_rate and len(self.pool) <= self.max_snapshots:
-                    new = f"main_v{len(self.pool)}"
-                    main = algorithm.get_module(MAIN)
-                    self.pool.append(new)
-                    algorithm.add_module(module_id=new, module_spec=RLModuleSpec.from_module(main),
-                                         new_agent_to_module_mapping_fn=league_mapping(self.num_players,
-                                                                                       list(self.pool)))
-                    algorithm.set_state({"learner_group": {"learner": {"rl_module": {new: main.get_state()}}}})
-                result["league_size"] = len(self.pool) + 1
-
-        return _League(*args, **kwargs)
+    def on_train_result(self, *, algorithm, result, **kwargs):
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+        from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS
+        rate = result.get(ENV_RUNNER_RESULTS, {}).get("main_win_rate")
+        if rate is not None and rate > self.win_rate and len(self.pool) <= self.max_snapshots:
+            new = f"main_v{len(self.pool)}"
+            main = algorithm.get_module(MAIN)
+            self.pool.append(new)
+            algorithm.add_module(module_id=new, module_spec=RLModuleSpec.from_module(main),
+                                 new_agent_to_module_mapping_fn=league_mapping(self.num_players, list(self.pool)))
+            algorithm.set_state({"learner_group": {"learner": {"rl_module": {new: main.get_state()}}}})
+        result["league_size"] = len(self.pool) + 1
 
 
 def league_mapping(num_players: int, pool: list[str]):
