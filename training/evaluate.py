@@ -32,6 +32,8 @@ from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like
 from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, seat_pattern
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
+from yyenvs.core.errors import RecordError
+from yyenvs.core.record import GameRecorder, save_records
 from yyenvs.games import GAMES, make_core
 from training.ratings import bradley_terry, wilson_interval
 
@@ -65,27 +67,36 @@ def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> lis
     return out
 
 
-def play_pair(core, entrants: list[Entrant], i: int, j: int, games: int, seed: int):
+def play_pair(core, entrants: list[Entrant], i: int, j: int, games: int, seed: int, save_games=None):
     """The games of pair (i, j): wins and draws (n x n, row against column) and the
     entrants' timing (seconds in act, moves made).  The games depend on the seed and
-    the pair only, so any process that builds the same entrants plays the same ones."""
+    the pair only, so any process that builds the same entrants plays the same ones.
+    With ``save_games`` (a directory) each game is written there as a record,
+    ``<i>-<j>-<k>.json``."""
     n = len(entrants)
     seats = seat_pattern(i, j, core.num_players, games)
     timing = np.zeros((n, 2))
-    scores, _ = play_games(core, [e.agent for e in entrants], seats, pair_seeds(seed, i, j, games), timing)
+    seeds = pair_seeds(seed, i, j, games)
+    recorder = None if save_games is None else GameRecorder(
+        seeds, [[entrants[e].name for e in row] for row in seats])
+    scores, _ = play_games(core, [e.agent for e in entrants], seats, seeds, timing, recorder)
+    if recorder is not None:
+        save_records(recorder.records, save_games, f"{i}-{j}")
     w, d = pairwise_from_scores(scores, seats, n)
     return w, d, timing
 
 
 def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=None,
-               progress=None, ray_address: str | None = None, deterministic: bool = True) -> dict:
+               progress=None, ray_address: str | None = None, deterministic: bool = True,
+               save_games=None) -> dict:
     """Round robin (or the given ``pairs`` of indices): the full result dict.
 
     ``games``: games per pair, or a dict ``{(i, j): games}`` (pairs missing from it
     are skipped).  With ``ray_address`` (``""``: a Ray started on this machine) each
     pair is a Ray task that builds the entrants again from their specs
     (:mod:`training.distributed`), giving the same table; ``deterministic`` is how
-    those tasks build checkpoint policies."""
+    those tasks build checkpoint policies.  ``save_games``: a directory for a record
+    of every game (not with Ray)."""
     n = len(entrants)
     if n < 2:
         raise OptionError("evaluation needs at least two entrants")
@@ -101,8 +112,10 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
     pairs = list(itertools.combinations(range(n), 2)) if pairs is None else list(pairs)
     jobs = [(i, j, per_pair[(i, j)] if per_pair is not None else games) for i, j in pairs]
     t0 = time.time()
+    if save_games is not None and ray_address is not None:
+        raise OptionError("--save-games is not available with --ray (the games are played on other machines)")
     if ray_address is None:
-        results = ((k, play_pair(core, entrants, i, j, g, seed)) for k, (i, j, g) in enumerate(jobs))
+        results = ((k, play_pair(core, entrants, i, j, g, seed, save_games)) for k, (i, j, g) in enumerate(jobs))
     else:
         from training.distributed import ray_pairs
         results = ray_pairs(core, entrants, jobs, seed, ray_address, deterministic)
@@ -243,6 +256,9 @@ def main(argv=None) -> int:
     p.add_argument("--first-only", action="store_true",
                    help="only the first entrant against each other one (not a round robin)")
     p.add_argument("--out", default=None, help="directory for eval.json and ratings.png")
+    p.add_argument("--save-games", default=None, metavar="DIR",
+                   help="write every game as a JSON record to DIR (<i>-<j>-<k>.json: entrants i and j, "
+                        "game k); watch one with yyenvs replay")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the pairs as Ray tasks: on the Ray cluster at ADDRESS, or, without one, on a "
                         "Ray started on this machine (needs the ray extra)")
@@ -269,9 +285,13 @@ def main(argv=None) -> int:
         result = tournament(core, entrants, args.games, args.seed, pairs,
                             progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
                                                               file=sys.stderr, flush=True),
-                            ray_address=args.ray, deterministic=not args.sample)
-    except OptionError as e:
+                            ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
+    except (OptionError, RecordError) as e:
         print(f"yyenvs eval: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except OSError as e:  # --save-games: a directory that cannot be written
+        print(f"yyenvs eval: error: cannot write the records to {args.save_games!r}: {e.strerror or e}",
+              file=sys.stderr)
         return 2
     print(format_table(result))
     if args.out:

@@ -16,7 +16,8 @@ import sys
 
 COMMANDS = {
     "bench": ("yyenvs.bench", "measure steps/s and memory of every game (random legal play)"),
-    "play": ("yyenvs.play", "play a batch of games between two agents and print the result"),
+    "play": ("yyenvs.play", "play a batch of games between two agents, or play one yourself (--human)"),
+    "replay": ("yyenvs.replay", "write a game record as a self-contained HTML page to watch"),
     "train": ("training.train", "self-play training from a YAML config"),
     "eval": ("training.evaluate", "matches between checkpoints and baselines, with ratings"),
     "checkpoint": ("training.checkpoints", "inspect, export (policy only) or convert a checkpoint"),

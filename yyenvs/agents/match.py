@@ -19,44 +19,62 @@ import time
 
 import numpy as np
 
+from yyenvs.core.record import GameRecorder
 from yyenvs.core.rng import derive_seeds
 
 
-def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.ndarray | None = None
-               ) -> tuple[np.ndarray, int]:
+def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.ndarray | None = None,
+               recorder=None) -> tuple[np.ndarray, int]:
     """Play ``len(seeds)`` games at once; ``seats[g, p]`` is the index into
     ``agents`` of the entrant in seat ``p`` of game ``g``.
 
     Returns the (G, P) final scores (the sum of each seat's rewards) and the
     number of actions played.  Truncated games keep the rewards they got
     (usually none: a draw).  ``timing`` (len(agents), 2), if given, gains each
-    agent's seconds in ``act`` and the moves it made.
+    agent's seconds in ``act`` and the moves it made.  A ``recorder``
+    (:class:`~yyenvs.core.record.GameRecorder`) is shown every step's actions.
+    With explicit chance, each game draws its chance outcomes by their
+    probabilities from a generator of its own, seeded by its seed (the state's
+    stream is left alone, so that a record of the outcomes replays exactly).
     """
     seats = np.asarray(seats, dtype=np.int64)
-    state = core.init(np.asarray(seeds, dtype=np.uint64))
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    state = core.init(seeds)
     G = state.batch_size
     scores = np.zeros((G, core.num_players))
     rows_all = np.arange(G)
     plies = 0
+    chance_rngs: dict = {}
     for _ in range(core.max_game_length + 1):
         live = ~state.done
         if not live.any():
             break
         mask = core.legal_action_mask(state)
-        entrant = seats[rows_all, state.current_player.astype(np.int64)]
         actions = np.full(G, -1, dtype=np.int64)
+        if core.explicit_chance:
+            chance = core.is_chance_node(state)
+            probs = core.chance_probabilities(state)
+            for g in np.flatnonzero(chance):
+                rng = chance_rngs.setdefault(g, np.random.default_rng(int(seeds[g])))
+                actions[g] = rng.choice(probs.shape[1], p=probs[g] / probs[g].sum())
+            live &= ~chance
+        entrant = seats[rows_all, np.maximum(state.current_player, 0).astype(np.int64)]
         for e in np.unique(entrant[live]):
             rows = np.flatnonzero(live & (entrant == e))
             t = time.perf_counter()
             actions[rows] = agents[e](state.take(rows), mask[rows])
             if timing is not None:
                 timing[e] += (time.perf_counter() - t, rows.size)
+        if recorder is not None:
+            recorder.step(state, actions)
         core.step(state, actions)
         scores += state.rewards
         plies += int((actions >= 0).sum())
     if not state.done.all():
         raise RuntimeError(f"{core.name}: games still running after max_game_length="
                            f"{core.max_game_length} plies")
+    if recorder is not None:
+        recorder.finish(core, state)
     return scores, plies
 
 
@@ -108,7 +126,7 @@ def pairwise_from_scores(scores: np.ndarray, seats: np.ndarray, n_entrants: int)
     return wins, draws
 
 
-def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
+def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0, record_as=None) -> dict:
     """``agent_a`` against ``agent_b`` over ``num_games`` games, seats alternating
     (``agent_a`` takes seat 0 in even games).
 
@@ -116,17 +134,24 @@ def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0) -> dict:
     over the seats with 3-4 players), the same split by who started
     (``by_start``: ``{"first": (w, d, l), "second": (w, d, l)}``, ``agent_a``
     in seat 0 or not) and ``plies``, the actions played.  The games are those
-    of pairing (0, 1) of :func:`pair_seeds` under ``seed``.
+    of pairing (0, 1) of :func:`pair_seeds` under ``seed``.  With ``record_as``,
+    the agents' two names, the dict also holds ``records``: a
+    :class:`~yyenvs.core.record.GameRecord` of every game.
     """
     if core.num_players < 2:
         raise ValueError(f"play_match needs a game of two or more players; {core.name} has "
                          f"{core.num_players}")
     seats = seat_pattern(0, 1, core.num_players, num_games)
-    scores, plies = play_games(core, [agent_a, agent_b], seats, pair_seeds(seed, 0, 1, num_games))
+    seeds = pair_seeds(seed, 0, 1, num_games)
+    rec = None if record_as is None else GameRecorder(seeds, [[record_as[e] for e in row] for row in seats])
+    scores, plies = play_games(core, [agent_a, agent_b], seats, seeds, recorder=rec)
     w, d = pairwise_from_scores(scores, seats, 2)
     by_start = {}
     for name, rows in (("first", seats[:, 0] == 0), ("second", seats[:, 0] != 0)):
         ws, ds = pairwise_from_scores(np.asarray(scores)[rows], seats[rows], 2)
         by_start[name] = (int(ws[0, 1]), int(ds[0, 1]), int(ws[1, 0]))
-    return {"wins": int(w[0, 1]), "draws": int(d[0, 1]), "losses": int(w[1, 0]), "by_start": by_start,
-            "plies": plies}
+    out = {"wins": int(w[0, 1]), "draws": int(d[0, 1]), "losses": int(w[1, 0]), "by_start": by_start,
+           "plies": plies}
+    if rec is not None:
+        out["records"] = rec.records
+    return out

@@ -217,6 +217,16 @@ class GameCore(abc.ABC):
     def action_to_string(self, action: int) -> str:
         return str(int(action))
 
+    def string_to_action(self, text: str) -> int:
+        """The action that :meth:`action_to_string` names ``text``; IllegalActionError otherwise."""
+        table = self.__dict__.get("_actions_by_name")
+        if table is None:
+            table = self._actions_by_name = {self.action_to_string(a): a for a in range(self.num_actions)}
+        action = table.get(text.strip()) if isinstance(text, str) else None
+        if action is None:
+            raise IllegalActionError(f"{self.name}: no action is called {show(text)}")
+        return action
+
     # -- state checks -------------------------------------------------------
     def state_layout(self) -> tuple:
         """(state type, ((field, trailing shape, dtype), ...)) of the states this core makes.
@@ -464,9 +474,26 @@ class GameCore(abc.ABC):
     def render_ansi(self, state: BatchState, index: int = 0) -> str:
         """A readable text picture of row ``index``."""
 
-    @abc.abstractmethod
-    def render_rgb(self, state: BatchState, index: int = 0) -> np.ndarray:
-        """An (H, W, 3) uint8 picture of row ``index``."""
+    def scene(self, state: BatchState, index: int = 0, last_move=None):
+        """The picture of row ``index`` as a :class:`~yyenvs.core.scene.Scene`; ``last_move``,
+        (seat, action) of the move that led there (seat -1: chance), is highlighted."""
+        raise NotImplementedError(f"{self.name} draws no pictures")
+
+    def render_rgb(self, state: BatchState, index: int = 0, last_move=None) -> np.ndarray:
+        """An (H, W, 3) uint8 picture of row ``index`` (see :meth:`scene`)."""
+        return self.scene(state, index, last_move).rgb()
+
+    def render_svg(self, state: BatchState, index: int = 0, last_move=None) -> str:
+        """The same picture as an SVG document (see :meth:`scene`)."""
+        return self.scene(state, index, last_move).svg()
+
+    def click_targets(self, state: BatchState, index: int = 0) -> dict[int, str]:
+        """{legal action: the ``data-target`` of the picture's shape that a click on picks it}.
+
+        Actions without a place on the picture are missing; the play page lists every legal
+        action by name as well.
+        """
+        return {}
 
     # -- helpers shared by every game -------------------------------------
     def check_actions(self, state: BatchState, actions) -> np.ndarray:

@@ -18,6 +18,10 @@ class NetworkError(OptionError):
     """A network description that does not fit the game (or asks for what cannot be built)."""
 
 
+class RecordError(ValueError):
+    """A game record that cannot be read, or that is not the game it claims to be."""
+
+
 class OpponentError(RuntimeError):
     """An opponent (of a Gymnasium or vector env) answered with an action it may not play.
 

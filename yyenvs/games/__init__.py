@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 
 from yyenvs.core.contract import GameCore
-from yyenvs.core.errors import OptionError
+from yyenvs.core.errors import OptionError, RecordError
 from yyenvs.core.spec import GameSpec
 from yyenvs.games.koi.spec import SPEC as KOI
 from yyenvs.games.yinyang.spec import SPEC as YINYANG
@@ -38,3 +38,30 @@ def make_core(game: str, **options) -> GameCore:
 def variants() -> list[tuple[str, dict]]:
     """Every (game id, options) that the tests and benchmarks run, defaults first per game."""
     return [(g, dict(v)) for g, spec in GAMES.items() for v in spec.variants]
+
+
+def load_record(path, core: GameCore | None = None):
+    """``(record, core)``: the game record in file ``path`` and the core it was played on.
+
+    With ``core``, the record must be a game of that core (same game, version and options);
+    without, the core is built from the record's game and options.  Options naming files (Yin
+    Yang's ``data_file``) are not followed from a record: pass such a core yourself.  Raises
+    :class:`~yyenvs.core.errors.RecordError` naming what is wrong.
+    """
+    from yyenvs.core.record import check_record, read_record
+    record = read_record(path)
+    if core is None:
+        spec = GAMES.get(record.game)
+        if spec is None:
+            raise RecordError(f"the record is a game of {record.game!r}, which yyenvs does not have "
+                              f"(it has {sorted(GAMES)})")
+        paths = [o.name for o in spec.options if o.kind == "path" and record.options.get(o.name) is not None]
+        if paths:
+            raise RecordError(f"the record names a file in option {paths[0]}; build that core yourself "
+                              "and pass it (records are not followed to files)")
+        try:
+            core = make_core(record.game, **record.options)
+        except OptionError as e:
+            raise RecordError(f"the record's options do not fit {record.game}: {e}") from None
+    check_record(record, core)
+    return record, core

@@ -2,7 +2,8 @@
 
 The state layout, the action encoding and the rule kernels are in
 :mod:`yyenvs.games.koi.rules`, move notation and text boards in
-:mod:`~yyenvs.games.koi.text`, the pictures in :mod:`~yyenvs.games.koi.render`.
+:mod:`~yyenvs.games.koi.text`, the pictures in :mod:`~yyenvs.games.koi.render` (text) and
+:mod:`~yyenvs.games.koi.picture` (drawn).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy as np
 from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.errors import OptionError, show
 from yyenvs.core.rng import game_seeds
-from yyenvs.games.koi import render
+from yyenvs.games.koi import picture, render
 from yyenvs.games.koi import text as koi_text
 from yyenvs.games.koi.rules import (
     DIR_VECTORS,
@@ -162,6 +163,11 @@ class KoiCore(GameCore):
                                      self.num_dirs, False)
                          for b in range(state.batch_size)], dtype=np.int64)
 
+    def scores(self, state: KoiState) -> np.ndarray:
+        """(B, 2): each family's fry on the board."""
+        self.check_state(state)
+        return state.fry.astype(np.int64)
+
     # -- text boards ----------------------------------------------------------
     def from_text(self, text: str, player: int = 0, ply: int | None = None) -> KoiState:
         """A one-row state from a text board (spec 10): N lines of N tokens.
@@ -185,6 +191,11 @@ class KoiCore(GameCore):
         self.check_state(state)
         return render.ansi(self, state, index)
 
-    def render_rgb(self, state: KoiState, index: int = 0) -> np.ndarray:
+    def scene(self, state, index: int = 0, last_move=None):
         self.check_state(state)
-        return render.rgb(state, index, self.board_size)
+        return picture.scene(self, state, index, last_move)
+
+    def click_targets(self, state, index: int = 0) -> dict[int, str]:
+        self.check_state(state)
+        legal = np.flatnonzero(self.legal_action_mask(state.take([index]))[0])
+        return picture.action_targets(self, state, index, legal)

@@ -1,9 +1,6 @@
-"""Pictures of one Yin Yang game: text (``ansi``) and RGB (``rgb``)."""
+"""The text picture of one Yin Yang game (``render_ansi``); the drawn one is in :mod:`.picture`."""
 from __future__ import annotations
 
-import numpy as np
-
-from yyenvs.core import draw
 from yyenvs.games.yinyang import layout as L
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS
 
@@ -13,22 +10,6 @@ SCORING_TILES = ("bronze", "bone", "jade", "silk", "temple", "turn_order", "peri
 PHASE_NAMES = ("set-up", "ways of the gods", "divination", "actions", "over")
 CHANCE_NAMES = ("", "the god coins", "a Divination throw", "the free reroll",
                 "Mortal Will's rethrow", "a bag draw")
-SEAT_COLOURS = ((200, 40, 40), (40, 90, 220), (30, 150, 60), (230, 180, 20))
-GOOD_COLOURS = ((60, 110, 200), (140, 90, 40), (40, 170, 90), (210, 40, 60))
-KINGDOM_COLOURS = ((205, 170, 120), (170, 190, 140), (200, 160, 190), (160, 180, 210),
-                   (210, 200, 130), (170, 210, 200), (210, 170, 150))
-
-
-def _dots(img, cy, cx, n, r, color):
-    """n small dots in a row (counts of goods, cards)."""
-    for k in range(int(n)):
-        draw.disc(img, cy, cx + k * (2 * r + 2), r, color)
-
-
-def _acting_seat(s, i) -> int:
-    """The seat to act, or at a chance node the seat whose turn it is."""
-    q = int(s.current_player[i])
-    return q if q >= 0 else int(s.turn_order[i, s.flow[i, L.F_TURN]])
 
 
 def ansi(core, s, i: int) -> str:
@@ -98,58 +79,3 @@ def ansi(core, s, i: int) -> str:
             d.kingdom_names[k] + ("(flipped)" if j < f[L.F_SOLO_FLIPPED] else "")
             for j, k in enumerate(s.solo_tiles[i])) + f"; level now {core.solo_level(s.take([i]))[0]}")
     return "\n".join(lines)
-
-
-def rgb(core, s, i: int) -> np.ndarray:
-    d = core.data
-    N = core.num_cities
-    H, W, MW = 520, 820, 560
-    img = draw.canvas(H, W)
-    pos = d.pos
-    xy = [(20 + pos[c, 1] * (H - 40), 20 + pos[c, 0] * (MW - 40)) for c in range(N)]
-    for mat, col, t in ((d.road, (120, 120, 120), 3), (d.river, (60, 120, 230), 2),
-                        (d.ocean, (20, 200, 220), 1)):
-        for a in range(N):
-            for b in range(a + 1, N):
-                if mat[a, b]:
-                    draw.line(img, xy[a][0], xy[a][1], xy[b][0], xy[b][1], col, t)
-    for c in range(N):
-        y, x = xy[c]
-        k = d.kingdom[c]
-        col = (250, 240, 120) if k < 0 else KINGDOM_COLOURS[k % 7]
-        draw.disc(img, y, x, 13, col)
-        draw.ring(img, y, x, 13, (40, 40, 40) if d.colour[c] == 0 else (60, 100, 230), 2)
-        cc = s.cities[i, c]
-        if cc[L.C_GOOD] >= 0:
-            draw.rect(img, int(y - 4), int(x - 4), int(y + 4), int(x + 4), GOOD_COLOURS[cc[L.C_GOOD]])
-        if cc[L.C_DISASTER]:
-            draw.line(img, y - 8, x - 8, y + 8, x + 8, (0, 0, 0), 3)
-            draw.line(img, y - 8, x + 8, y + 8, x - 8, (0, 0, 0), 3)
-        if cc[L.C_TEMPLE] >= 0:
-            draw.rect(img, int(y - 16), int(x + 6), int(y - 6), int(x + 16),
-                      SEAT_COLOURS[cc[L.C_TEMPLE]])
-        for q in range(core.num_players):
-            if s.players[i, q, L.Q_PAWN] == c:
-                draw.disc(img, y + 10, x - 12 + 7 * q, 4, SEAT_COLOURS[q])
-    # the acting player's board
-    q = _acting_seat(s, i)
-    x0 = MW + 20
-    draw.rect(img, 10, x0 - 10, 40, W - 10, SEAT_COLOURS[q])
-    for sp in range(16):
-        r, c = divmod(sp, 4)
-        y, x = 60 + r * 50, x0 + c * 50
-        draw.frame(img, y, x, y + 44, x + 44, GOOD_COLOURS[d.dev_spaces[sp]], 3)
-        if s.development[i, q, sp]:
-            draw.rect(img, y + 8, x + 8, y + 36, x + 36, GOOD_COLOURS[d.dev_spaces[sp]])
-    r = s.players[i, q]
-    for a, (val, col) in enumerate(((r[L.Q_YIN], (30, 30, 30)), (r[L.Q_YANG], (250, 250, 250)))):
-        y = 270 + a * 24
-        draw.frame(img, y, x0, y + 18, x0 + 8 * 26, (0, 0, 0), 1)
-        draw.rect(img, y + 1, x0 + 1, y + 17, x0 + 1 + 26 * int(val), col)
-    for g in range(4):
-        _dots(img, 340, x0 + 10 + g * 50, int(s.beside_board[i, q, g]), 4, GOOD_COLOURS[g])
-        _dots(img, 380, x0 + 10 + g * 50, int(s.goods[i, L.G_YIN, g]), 4, GOOD_COLOURS[g])
-        _dots(img, 410, x0 + 10 + g * 50, int(s.goods[i, L.G_YANG, g]), 4, GOOD_COLOURS[g])
-    _dots(img, 450, x0 + 10, int(r[L.Q_CARDS]), 4, (120, 60, 160))
-    draw.rect(img, 480, x0, 492, x0 + int(r[L.Q_TRACK]) * 10, SEAT_COLOURS[q])
-    return img

@@ -2,7 +2,8 @@
 
 The board, the action encoding and the rule kernels are in
 :mod:`yyenvs.games.yoxii.rules`, the optional lookahead features in
-:mod:`~yyenvs.games.yoxii.features`, the pictures in :mod:`~yyenvs.games.yoxii.render`.
+:mod:`~yyenvs.games.yoxii.features`, the pictures in :mod:`~yyenvs.games.yoxii.render` (text)
+and :mod:`~yyenvs.games.yoxii.picture` (drawn).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.rng import game_seeds
-from yyenvs.games.yoxii import render
+from yyenvs.games.yoxii import picture, render
 from yyenvs.games.yoxii.features import ACTION_FEATURE_NAMES, NUM_ACTION_FEATURES, action_features_kernel
 from yyenvs.games.yoxii.rules import (
     CELL_RC,
@@ -169,6 +170,11 @@ class YoxiiCore(GameCore):
         self.check_state(state)
         return render.ansi(state, index)
 
-    def render_rgb(self, state: YoxiiState, index: int = 0) -> np.ndarray:
+    def scene(self, state, index: int = 0, last_move=None):
         self.check_state(state)
-        return render.rgb(state, index)
+        return picture.scene(self, state, index, last_move)
+
+    def click_targets(self, state, index: int = 0) -> dict[int, str]:
+        self.check_state(state)
+        legal = np.flatnonzero(self.legal_action_mask(state.take([index]))[0])
+        return picture.action_targets(self, state, index, legal)

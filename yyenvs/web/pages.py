@@ -1,0 +1,80 @@
+"""The HTML pages: one template (``page.html``, with its script and style inline) filled with a
+JSON blob, so that a replay is a single file that needs no network.
+
+A replay's frames are the game's SVG pictures after each move, packed as line deltas: the
+distinct SVG lines once, then per frame the edits against the frame before (a picture changes
+in a few lines per move, so a 200-move game stays near 150 KB instead of ~10 MB).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from html import escape
+from importlib import resources
+
+from yyenvs.core.record import GameRecord, replay
+
+PAGE = "page.html"
+
+
+def _template() -> str:
+    return resources.files("yyenvs.web").joinpath(PAGE).read_text(encoding="utf-8")
+
+
+def fill(title: str, data: dict) -> str:
+    """The page with ``title`` and ``data`` (``</`` escaped so that no string ends the script)."""
+    blob = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    return _template().replace("__TITLE__", escape(title)).replace("__DATA__", blob)
+
+
+def pack_frames(frames: list[str]) -> dict:
+    """``{"lines": [...], "frames": [[[at, drop, [line indices]], ...], ...]}`` (see the module)."""
+    table: dict[str, int] = {}
+    packed, prev = [], []
+    for frame in frames:
+        idx = [table.setdefault(line, len(table)) for line in frame.split("\n")]
+        ops = [[i1, i2 - i1, idx[j1:j2]] for tag, i1, i2, j1, j2 in
+               difflib.SequenceMatcher(None, prev, idx, autojunk=False).get_opcodes() if tag != "equal"]
+        packed.append(ops)
+        prev = idx
+    return {"lines": sorted(table, key=table.get), "frames": packed}
+
+
+def unpack_frames(packed: dict) -> list[str]:
+    """The inverse of :func:`pack_frames` (what the page's script does)."""
+    out, prev = [], []
+    for ops in packed["frames"]:
+        cur = list(prev)
+        for at, drop, add in reversed(ops):
+            cur[at:at + drop] = add
+        out.append("\n".join(packed["lines"][i] for i in cur))
+        prev = cur
+    return out
+
+
+def result_text(core, record: GameRecord) -> str:
+    """The result in words: who won (or the placings), and the returns."""
+    names = [f"{p} (seat {s})" for s, p in enumerate(record.players)]
+    if record.truncated and not record.terminated:
+        return "stopped before the end (no result)"
+    best = max(record.returns)
+    winners = [n for n, r in zip(names, record.returns) if r == best]
+    ret = ", ".join(f"{r:g}" for r in record.returns)
+    if len(winners) == len(names):
+        return f"draw (returns {ret})"
+    return f"{' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} (returns {ret})"
+
+
+def replay_page(core, record: GameRecord) -> str:
+    """A self-contained HTML page replaying ``record`` (checked by replaying it first)."""
+    states = replay(core, record)
+    frames = [core.render_svg(states[0], 0)]
+    frames += [core.render_svg(st, 0, move) for st, move in zip(states[1:], record.moves)]
+    title = f"{core.spec.title}: {' vs '.join(record.players)} (seed {record.seed})"
+    return fill(title, {"mode": "replay", "moves": record.notation, "frames": pack_frames(frames),
+                        "result": result_text(core, record), "players": record.players})
+
+
+def play_page(title: str) -> str:
+    """The page of the play server (it asks the server for everything it shows)."""
+    return fill(title, {"mode": "play"})
