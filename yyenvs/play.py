@@ -1,6 +1,7 @@
-"""``yyenvs play``: a batch of games between two agents, seats alternating.
+"""``yyenvs play``: a batch of games between two agents, seats alternating; or play one yourself.
 
-Example: ``yyenvs play --game yoxii --agents greedy random --games 1000``.
+Examples: ``yyenvs play --game yoxii --agents greedy random --games 1000`` and
+``yyenvs play --human --game koi --agents human greedy`` (a page on 127.0.0.1 in your browser).
 """
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from yyenvs.agents import BASELINES, make_agent
 from yyenvs.agents.match import play_match
 from yyenvs.cli import ArgumentParser, games_int, parse_options, run, seed_int
 from yyenvs.core.contract import OptionError
+from yyenvs.core.errors import RecordError
 from yyenvs.games import GAMES, make_core
 
-__all__ = ["main", "play_match"]
+HUMAN = "human"
 
 
 def _agent(spec: str, core, seed: int):
@@ -30,25 +32,40 @@ def _agent(spec: str, core, seed: int):
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs play", description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="yoxii", choices=list(GAMES))
-    parser.add_argument("--agents", nargs=2, default=["greedy", "random"], metavar=("A", "B"),
-                        help="two agents: random, greedy, mcts[:n], az:<checkpoint>[:<n>] or a checkpoint path")
+    parser.add_argument("--agents", nargs="+", default=["greedy", "random"], metavar="AGENT",
+                        help="two agents: random, greedy, mcts[:n], az:<checkpoint>[:<n>], pretrained or a "
+                             "checkpoint path; with --human, 'human' and the agent you play (in seat order)")
     parser.add_argument("--games", type=games_int, default=1000)
     parser.add_argument("--seed", type=seed_int, default=0)
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option, e.g. --option board_size=7 (repeatable)")
+    parser.add_argument("--save-games", default=None, metavar="DIR",
+                        help="write every game as a JSON record to DIR (watch one with yyenvs replay); "
+                             "with --human the default is ./games")
+    parser.add_argument("--human", action="store_true",
+                        help="play yourself: serve a page on 127.0.0.1 where you play the other agent")
+    parser.add_argument("--port", type=int, default=0, help="with --human: the port (default: a free one)")
+    parser.add_argument("--no-browser", action="store_true", help="with --human: print the address only")
     args = parser.parse_args(argv)
     try:
         options = parse_options(args.option)
     except OptionError as e:
         parser.error(str(e))
     core = make_core(args.game, **options)
+    if args.human:
+        return _play_human(parser, core, args)
+    if HUMAN in args.agents:
+        parser.error("the agent 'human' needs --human")
+    if len(args.agents) != 2:
+        parser.error(f"--agents takes two agents, got {len(args.agents)}")
     if core.num_players != 2:
         parser.error(f"play needs a two-player game; {args.game} with these options has "
-                     f"{core.num_players} players")
+                     f"{core.num_players} players (yyenvs eval plays multi-player games)")
     a = _agent(args.agents[0], core, args.seed)
     b = _agent(args.agents[1], core, args.seed + 1)
     t = time.perf_counter()
-    r = play_match(core, a, b, args.games, seed=args.seed)
+    r = play_match(core, a, b, args.games, seed=args.seed,
+                   record_as=args.agents if args.save_games is not None else None)
     dt = time.perf_counter() - t
     n = args.games
     print(f"{args.game}: {args.agents[0]} vs {args.agents[1]}, {n} games, seats alternating")
@@ -57,6 +74,47 @@ def main(argv: list[str] | None = None) -> int:
     for start, (w, d, l) in r["by_start"].items():
         print(f"  {args.agents[0]} seated {start}: {w}-{d}-{l} ({w / max(w + d + l, 1):.1%} wins)")
     print(f"  {r['plies']} plies in {dt:.1f}s ({r['plies'] / dt:,.0f} plies/s)")
+    if args.save_games is not None:
+        from yyenvs.core.record import save_records
+        try:
+            paths = save_records(r["records"], args.save_games, "game")
+        except (OSError, RecordError) as e:
+            print(f"yyenvs play: error: cannot write the records: {getattr(e, 'strerror', None) or e}",
+                  file=sys.stderr)
+            return 2
+        print(f"  wrote {len(paths)} records to {args.save_games} (yyenvs replay {paths[0]} -o game.html)")
+    return 0
+
+
+def _play_human(parser, core, args) -> int:
+    """Seat the person where 'human' stands in --agents; the other agent takes every other seat."""
+    specs = args.agents
+    if specs.count(HUMAN) != 1 or len(specs) > 2 or (len(specs) == 1 and core.num_players > 1):
+        parser.error("--human needs --agents with 'human' once and the agent to play against, e.g. "
+                     "--agents human greedy (you move first) or --agents greedy human")
+    if not 1 <= args.port <= 65535 and args.port != 0:
+        parser.error(f"--port must be from 1 to 65535 (or 0: a free one), got {args.port}")
+    human_seat = specs.index(HUMAN)
+    other = next((s for s in specs if s != HUMAN), None)
+    agent = None if other is None else _agent(other, core, args.seed + 1)
+    seats = [None if p == human_seat else agent for p in range(core.num_players)]
+    names = [HUMAN if p == human_seat else other for p in range(core.num_players)]
+    from yyenvs.web.server import PlaySession, serve
+    session = PlaySession(core, seats, names, args.seed, args.save_games or "games")
+    title = f"{core.spec.title}: you against {other}" if other else f"{core.spec.title}: solo"
+    server = serve(session, title, args.port)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    print(f"playing {core.spec.title} against {other} at {url} (games are saved to "
+          f"{session.save_dir}/); stop with Ctrl-C", flush=True)
+    if not args.no_browser:
+        import webbrowser
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
     return 0
 
 

@@ -71,7 +71,9 @@ def replay_page(core, record: GameRecord) -> str:
     frames = [core.render_svg(states[0], 0)]
     frames += [core.render_svg(st, 0, move) for st, move in zip(states[1:], record.moves)]
     title = f"{core.spec.title}: {' vs '.join(record.players)} (seed {record.seed})"
-    return fill(title, {"mode": "replay", "moves": record.notation, "frames": pack_frames(frames),
+    who = lambda seat: "chance" if seat < 0 else record.players[seat]  # noqa: E731
+    moves = [f"{who(seat)}: {name}" for (seat, _), name in zip(record.moves, record.notation)]
+    return fill(title, {"mode": "replay", "moves": moves, "frames": pack_frames(frames),
                         "result": result_text(core, record), "players": record.players})
 
 

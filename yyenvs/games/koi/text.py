@@ -36,11 +36,11 @@ def action_to_string(action: int, n: int, num_dirs: int) -> str:
 
 def string_to_action(text: str, n: int, num_dirs: int) -> int:
     """Inverse of :func:`action_to_string`; IllegalActionError for anything else."""
-    parts = text.strip().split()
+    parts = text.strip().split() if isinstance(text, str) else []
     if len(parts) == 2 and parts[0] == "place":
         name = parts[1]
         c = ord(name[0]) - ord("a")
-        r = int(name[1:]) - 1
+        r = int(name[1:]) - 1 if name[1:].isdigit() and name[1:].isascii() else -1
         if 0 <= r < n and 0 <= c < n:
             return r * n + c
     elif len(parts) == 2 and parts[0].startswith("koi") and parts[0][3:].isdigit():

@@ -1,0 +1,195 @@
+"""The replay page and the play page in a real browser (headless Chromium through Selenium).
+
+Skipped when Chromium or its driver is missing, unless YYENVS_BROWSER_TESTS=1 (as in .ci/run),
+where a missing browser fails.
+"""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from yyenvs.agents import make_agent
+from yyenvs.agents.match import play_match
+from yyenvs.games import load_record, make_core
+from yyenvs.core.record import replay
+from yyenvs.web.pages import replay_page, result_text
+from yyenvs.web.server import PlaySession, serve
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+REQUIRED = os.environ.get("YYENVS_BROWSER_TESTS") == "1"
+GAMES = [("yoxii", {}), ("koi", {}), ("koi", {"board_size": 7, "directions": 4}), ("yinyang", {}),
+         ("yinyang", {"num_players": 3})]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (CHROMIUM and DRIVER):
+        if REQUIRED:
+            pytest.fail("YYENVS_BROWSER_TESTS=1 but chromium or chromedriver is missing "
+                        "(Debian: apt-get install chromium chromium-driver)")
+        pytest.skip("chromium and chromedriver are not installed")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1000",
+                "--disable-gpu"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    yield driver
+    driver.quit()
+
+
+def _wait(driver, script, timeout=20.0):
+    """The value of ``script`` once it is truthy (fails after ``timeout`` seconds)."""
+    end = time.time() + timeout
+    while time.time() < end:
+        value = driver.execute_script(script)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for: {script}")
+
+
+def _board_colours(driver) -> set:
+    """The colours of the board area of a screenshot (PNG decoded by Pillow)."""
+    from PIL import Image
+    img = np.asarray(Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB"))
+    rect = driver.execute_script("const r = document.querySelector('#board svg').getBoundingClientRect();"
+                                 "return [r.left, r.top, r.width, r.height, window.devicePixelRatio];")
+    x, y, w, h, dpr = (float(v) for v in rect)
+    crop = img[int(y * dpr):int((y + h) * dpr), int(x * dpr):int((x + w) * dpr)]
+    assert crop.size, "the board is not on screen"
+    return {tuple(c) for c in crop.reshape(-1, 3)[::7].tolist()}
+
+
+def _shown(driver) -> tuple:
+    """(texts, number of shapes) of the picture on the page."""
+    return tuple(driver.execute_script(
+        "const svg = document.querySelector('#board svg');"
+        "return [[...svg.querySelectorAll('text')].map(t => t.textContent), svg.querySelectorAll('*').length];"))
+
+
+def _drawn(svg: str) -> tuple:
+    """(texts, number of shapes) of an SVG document."""
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(svg)
+    return [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")], len(list(root.iter())) - 1
+
+
+def _record(game, options, tmp_path):
+    core = make_core(game, **options)
+    r = play_match(core, make_agent("greedy", core, 0), make_agent("random", core, 1), 2,
+                   seed=3, record_as=("greedy", "random"))["records"][0]
+    page = tmp_path / f"{game}.html"
+    page.write_text(replay_page(core, r), encoding="utf-8")
+    return core, r, page
+
+
+@pytest.mark.parametrize("game,options", GAMES)
+def test_replay_page_steps_through_the_game_offline(browser, tmp_path, game, options):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    core, record, page = _record(game, options, tmp_path)
+    browser.get(page.as_uri())
+    n = len(record.moves)
+    assert _wait(browser, "return document.body.dataset.frame") == "0"
+    # offline: the page asked for nothing beyond itself
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    first = browser.find_element(By.ID, "board").get_attribute("innerHTML")
+    colours_first = _board_colours(browser)
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert _wait(browser, "return document.body.dataset.frame") == "1"
+    second = browser.find_element(By.ID, "board").get_attribute("innerHTML")
+    assert second != first
+    states = replay(core, record)
+    assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[1], 0, record.moves[0])))
+    assert browser.find_element(By.ID, "result").text == ""
+    body.send_keys(Keys.END)
+    assert _wait(browser, "return document.body.dataset.frame") == str(n)
+    assert browser.find_element(By.ID, "result").text == result_text(core, record)
+    assert browser.find_element(By.ID, "slider").get_attribute("value") == str(n)
+    assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[-1], 0, record.moves[-1])))
+    # the screenshot shows a drawn board, and the last frame differs from the first
+    colours_last = _board_colours(browser)
+    assert len(colours_last) > 20 and colours_last != colours_first
+    body.send_keys(Keys.HOME)
+    assert _wait(browser, "return document.body.dataset.frame") == "0"
+
+
+def _serve(core, agent_spec, tmp_path, human_seat=0):
+    agent = make_agent(agent_spec, core, 1)
+    seats = [None if p == human_seat else agent for p in range(core.num_players)]
+    names = ["human" if p == human_seat else agent_spec for p in range(core.num_players)]
+    session = PlaySession(core, seats, names, seed=5, save_dir=str(tmp_path / "games"))
+    server = serve(session, "test", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return session, server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@pytest.mark.parametrize("game,options", GAMES)
+def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, options):
+    """Clicks on legal moves get the agent's reply; an illegal click or request is refused; the
+    finished game is saved as a record that replays."""
+    from selenium.webdriver.common.by import By
+    core = make_core(game, **options)
+    session, server, url = _serve(core, "greedy", tmp_path, human_seat=1 if game == "koi" else 0)
+    try:
+        browser.get(url)
+        plies = int(_wait(browser, "return document.body.dataset.plies"))
+        assert plies == len(session.moves)
+        # a shape that is a click target but no legal move's: refused on the page
+        blocked = browser.execute_script(
+            "return [...document.querySelectorAll('#board [data-target]:not(.legal)')].length")
+        if blocked:
+            browser.execute_script("document.querySelector('#board [data-target]:not(.legal)')"
+                                   ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+            assert "no legal move there" in browser.find_element(By.ID, "message").text
+            assert int(browser.execute_script("return document.body.dataset.plies")) == plies
+        # an illegal action sent to the server: HTTP 400 with a message, the game unchanged
+        status = browser.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('move', {method: 'POST', body: JSON.stringify({action: 999999})})"
+            ".then(async r => done([r.status, (await r.json()).error]));")
+        assert status[0] == 400 and "action must be an integer" in status[1]
+        moves = 0
+        while browser.execute_script("return document.body.dataset.over") != "1":
+            before = len(session.moves)
+            legal = browser.execute_script(
+                "return [...document.querySelectorAll('#board [data-target].legal')].map(e => e.dataset.target)")
+            if moves % 2 == 0 and legal:  # a click on the board ...
+                browser.execute_script(f"document.querySelector('#board [data-target=\"{legal[0]}\"]')"
+                                       ".dispatchEvent(new MouseEvent('click', {bubbles: true}))")
+                _wait(browser, f"return +document.body.dataset.plies > {before} || "
+                               "document.getElementById('message').textContent.includes('pick one')")
+                if int(browser.execute_script("return document.body.dataset.plies")) == before:
+                    # ... that left several moves to choose from: only those are offered
+                    offered = browser.find_elements(By.CSS_SELECTOR, "#legal button")
+                    assert 1 < len(offered) < len(session.view()["legal"]) + 1
+                    offered[0].click()
+            else:  # ... or a move by name
+                browser.find_elements(By.CSS_SELECTOR, "#legal button")[-1].click()
+            _wait(browser, f"return +document.body.dataset.plies > {before}")
+            after = len(session.moves)
+            assert after > before
+            if not session.state.done[0]:  # the agent answered: it is the person's turn again
+                assert int(session.state.current_player[0]) in (0, 1) and \
+                    session.agents[int(session.state.current_player[0])] is None
+            moves += 1
+            assert moves < 2000
+        assert browser.find_element(By.ID, "result").text.endswith(("won", "draw", "(no result)"))
+        assert len(session.saved) == 1
+        record, rcore = load_record(session.saved[0])
+        assert record.players.count("human") == 1 and len(replay(rcore, record)) == len(session.moves) + 1
+        assert len(_board_colours(browser)) > 20
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -1,0 +1,112 @@
+"""The drawn pictures: every game's SVG and RGB show what a person needs to follow the game
+(names, counts, whose turn, the last move), the two come from one scene, and every click target
+the play page offers is drawn."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from yyenvs.games import make_core, variants
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _play(core, plies, seed=1):
+    """A state after ``plies`` random legal moves (or the end), and the last move."""
+    rng = np.random.default_rng(seed)
+    st = core.init(np.array([seed], np.uint64))
+    last = None
+    for _ in range(plies):
+        if st.done[0]:
+            break
+        seat = int(st.current_player[0])
+        a = int(rng.choice(np.flatnonzero(core.legal_action_mask(st)[0])))
+        core.step(st, np.array([a]))
+        last = (seat, a)
+    return st, last
+
+
+def _texts(svg: str) -> list[str]:
+    return [t.text or "" for t in ET.fromstring(svg).iter(SVG + "text")]
+
+
+def _expected(core, st) -> list[str]:
+    """Words each game's picture must show."""
+    if core.name == "koi":
+        n = core.board_size
+        return [chr(ord("a") + c) for c in range(n)] + [str(r + 1) for r in range(n)] + [
+            "Yin", "Yang", f"fry {int(st.fry[0, 0])} / {core.win_fry}", f"fry {int(st.fry[0, 1])} / {core.win_fry}"]
+    if core.name == "yoxii":
+        return list("abcdefg") + [str(r) for r in range(1, 8)] + ["White", "Red"]
+    d = core.data
+    words = list(d.city_names) + list(d.kingdom_names) + ["Tai Ji", "Yin area", "Yang area", "bag"]
+    words += [f"Player {q}" for q in range(core.num_players)] + ["Qian", "Kun"]
+    return words
+
+
+@pytest.mark.parametrize("game,options", variants())
+def test_the_picture_names_what_a_person_needs(game, options):
+    core = make_core(game, **options)
+    for plies in (0, 7, 10_000):
+        st, last = _play(core, plies)
+        svg = core.render_svg(st, 0, last)
+        texts = _texts(svg)
+        joined = " | ".join(texts)
+        for word in _expected(core, st):
+            assert any(word == t or t.startswith(word + " ") or f" {word}" in t or word in t.split(", ")
+                       for t in texts), (word, joined[:500])
+        if last is not None:
+            assert any(t.startswith("last:") for t in texts) or "last:" in joined
+            assert core.action_to_string(last[1]) in joined
+        if st.terminated[0]:
+            assert any(w in joined for w in ("wins", "game over", "draw", "score"))
+        else:
+            assert "to move" in joined or "to act" in joined or "chance" in joined
+        if game == "yinyang" and st.terminated[0]:
+            assert sum(t.startswith("score ") for t in texts) == core.num_players
+
+
+@pytest.mark.parametrize("game,options", variants())
+def test_rgb_and_svg_are_one_scene_and_text_is_drawn(game, options):
+    core = make_core(game, **options)
+    st, last = _play(core, 9)
+    scene = core.scene(st, 0, last)
+    img = core.render_rgb(st, 0, last)
+    assert img.dtype == np.uint8 and img.shape == (scene.height, scene.width, 3)
+    root = ET.fromstring(core.render_svg(st, 0, last))
+    assert (int(root.get("width")), int(root.get("height"))) == (scene.width, scene.height)
+    assert len(list(root)) == len(scene.shapes) + 1  # the background, then one element per shape
+    scene.shapes = [s for s in scene.shapes if s[0] != "text"]
+    assert not np.array_equal(scene.rgb(), img)  # the text is in the raster
+    st2 = st.copy()
+    if not st2.done[0]:
+        core.step(st2, np.array([int(np.flatnonzero(core.legal_action_mask(st2)[0])[0])]))
+        assert not np.array_equal(core.render_rgb(st2), core.render_rgb(st))
+
+
+@pytest.mark.parametrize("game,options", variants())
+def test_click_targets_are_legal_moves_drawn_on_the_picture(game, options):
+    core = make_core(game, **options)
+    seen = 0
+    for plies in (0, 3, 12, 30):
+        st, _ = _play(core, plies, seed=plies)
+        if st.done[0]:
+            continue
+        targets = core.click_targets(st, 0)
+        legal = set(np.flatnonzero(core.legal_action_mask(st)[0]).tolist())
+        assert set(targets) <= legal
+        drawn = {e.get("data-target") for e in ET.fromstring(core.render_svg(st, 0)).iter()
+                 if e.get("data-target")}
+        assert set(targets.values()) <= drawn
+        seen += len(targets)
+    assert seen > 0
+
+
+def test_the_last_move_is_highlighted():
+    for game in ("koi", "yoxii"):
+        core = make_core(game)
+        st, last = _play(core, 12)
+        with_last, without = core.render_svg(st, 0, last), core.render_svg(st, 0)
+        assert "#fac828" in with_last and "#fac828" not in without  # the highlight's colour

@@ -1,0 +1,207 @@
+"""Game records: they replay bit for bit, at any batch size; every way a file can be wrong is
+refused by name; the text notation round-trips; the CLI writes and replays them."""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from yyenvs.agents import make_agent
+from yyenvs.agents.match import pair_seeds, play_games, play_match
+from yyenvs.core.errors import IllegalActionError, RecordError
+from yyenvs.core.record import FORMAT_VERSION, GameRecorder, parse_record, read_record, replay, save_records, state_digest
+from yyenvs.games import load_record, make_core, variants
+
+VARIANTS = variants() + [("yinyang", {"chance": "explicit"}), ("yinyang", {"num_players": 4, "reward": "score"})]
+
+
+def _records(core, n=4, seed=0):
+    if core.num_players == 1:  # the solo game: greedy alone
+        seeds = pair_seeds(seed, 0, 1, n)
+        rec = GameRecorder(seeds, [["greedy"]] * n)
+        play_games(core, [make_agent("greedy", core, 0)], np.zeros((n, 1), np.int64), seeds, recorder=rec)
+        return {"records": rec.records}
+    return play_match(core, make_agent("greedy", core, 0), make_agent("random", core, 1), n, seed=seed,
+                      record_as=("greedy", "random"))
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_records_replay_to_the_same_final_state(game, options, tmp_path):
+    core = make_core(game, **options)
+    r = _records(core)
+    paths = save_records(r["records"], tmp_path, "g")
+    assert len(paths) == 4
+    for k, path in enumerate(paths):
+        record, rcore = load_record(path)
+        states = replay(rcore, record)
+        assert len(states) == len(record.moves) + 1 and states[-1].done[0]
+        assert state_digest(states[-1], 0) == record.final_state
+        if core.num_players > 1:  # seats alternate: A, B, A, B and B, A, B, A
+            first = ["greedy", "random"] if k % 2 == 0 else ["random", "greedy"]
+            assert record.players == [first[p % 2] for p in range(core.num_players)]
+        assert record.notation == [core.action_to_string(a) for _, a in record.moves]
+    if core.explicit_chance:  # chance outcomes are moves of seat -1, drawn by their probabilities
+        assert any(s == -1 for rec in r["records"] for s, _ in rec.moves)
+    if core.num_players == 2:
+        assert sum(rec.returns[rec.players.index("greedy")] > 0 for rec in r["records"]) == r["wins"]
+
+
+def test_records_do_not_depend_on_the_batch():
+    core = make_core("koi", board_size=7, directions=4)
+    small, large = _records(core, 2, seed=9)["records"], _records(core, 6, seed=9)["records"]
+    assert [r.to_json() for r in small] == [r.to_json() for r in large[:2]]
+
+
+def _koi_record(tmp_path):
+    core = make_core("koi")
+    path = save_records(_records(core, 2)["records"][:1], tmp_path, "koi")[0]
+    return core, path, json.loads(open(path).read())
+
+
+def _write(tmp_path, obj, name="bad.json"):
+    p = tmp_path / name
+    p.write_text(obj if isinstance(obj, str) else json.dumps(obj))
+    return str(p)
+
+
+def test_a_record_of_another_game_version_or_options_is_refused(tmp_path):
+    core, path, obj = _koi_record(tmp_path)
+    with pytest.raises(RecordError, match="a game of 'koi', not 'yoxii'"):
+        load_record(path, make_core("yoxii"))
+    with pytest.raises(RecordError, match=r"board_size: record 9 vs 7"):
+        load_record(path, make_core("koi", board_size=7))
+    with pytest.raises(RecordError, match="version 7; this yyenvs plays version 0"):
+        load_record(_write(tmp_path, {**obj, "game_version": 7}))
+    with pytest.raises(RecordError, match="'chess', which yyenvs does not have"):
+        load_record(_write(tmp_path, {**obj, "game": "chess"}))
+    with pytest.raises(RecordError, match="do not fit koi"):
+        load_record(_write(tmp_path, {**obj, "options": {**obj["options"], "board_size": 8}}))
+    yy = {**obj, "game": "yinyang", "game_version": 1, "options": {"data_file": "/etc/passwd"}}
+    with pytest.raises(RecordError, match="names a file in option data_file"):
+        load_record(_write(tmp_path, yy))
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda o: o["moves"][3].update(action=o["moves"][4]["action"]), "not legal there|is by seat|calls it"),
+    (lambda o: o["moves"][3].update(seat=1 - o["moves"][3]["seat"]), "is by seat"),
+    (lambda o: o["moves"][3].update(move="koi0 N"), "calls it 'koi0 N'"),
+    (lambda o: o["moves"].pop(), "the game is running"),
+    (lambda o: o["moves"].append(dict(o["moves"][-1])), "after the game ended"),
+    (lambda o: o.update(returns=[o["returns"][1], o["returns"][0]]), "replayed returns"),
+    (lambda o: o.update(final_state="0" * 64), "final state differs"),
+    (lambda o: o.update(seed=o["seed"] + 1), "not legal there|final state|replayed returns|running"),
+])
+def test_a_record_that_is_not_the_game_it_claims_is_refused(tmp_path, change, message):
+    core, _, obj = _koi_record(tmp_path)
+    change(obj)
+    record, rcore = load_record(_write(tmp_path, obj))
+    with pytest.raises(RecordError, match=message):
+        replay(rcore, record)
+
+
+@pytest.mark.parametrize("text,message", [
+    ('{"format": "yyenvs-game-record"', "not valid JSON"),
+    ("[1, 2]", "expected a JSON object"),
+    ('{"format": "pgn"}', "a yyenvs game record"),
+    ('{"format": "yyenvs-game-record", "format_version": 99}', f"reads version {FORMAT_VERSION}"),
+])
+def test_foreign_or_truncated_files_are_refused(tmp_path, text, message):
+    with pytest.raises(RecordError, match=message):
+        read_record(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("seed", -1, "seed: expected an integer"),
+    ("seed", 2**64, "seed: expected an integer"),
+    ("seed", True, "seed: expected an integer"),
+    ("players", "ab", "players: expected a list"),
+    ("moves", [{"seat": 0, "action": 1}], r"moves\[0\]"),
+    ("moves", [{"seat": 5, "action": 1, "move": "x"}], r"moves\[0\].seat"),
+    ("moves", [{"seat": 0, "action": -3, "move": "x"}], r"moves\[0\].action"),
+    ("returns", [1.0], "returns: expected one finite number per seat"),
+    ("terminated", "yes", "terminated: expected true or false"),
+    ("final_state", "abc", "final_state: expected a sha256"),
+    ("options", {"board_size": [9]}, "options: expected an object"),
+    ("extra", 1, r"unknown \['extra'\]"),
+])
+def test_every_field_is_checked(tmp_path, field, value, message):
+    _, _, obj = _koi_record(tmp_path)
+    obj[field] = value
+    with pytest.raises(RecordError, match=message):
+        read_record(_write(tmp_path, obj))
+
+
+def test_nan_duplicate_keys_and_non_files_are_refused(tmp_path):
+    _, path, obj = _koi_record(tmp_path)
+    text = open(path).read()
+    with pytest.raises(RecordError, match="NaN is not allowed"):
+        parse_record(text.replace('"returns": [', '"returns": [NaN, '))
+    with pytest.raises(RecordError, match="duplicate key"):
+        parse_record(text.replace('"seed":', '"seed": 1, "seed":'))
+    with pytest.raises(RecordError, match="not a regular file"):
+        read_record(str(tmp_path))
+    with pytest.raises(RecordError, match="does not exist"):
+        read_record(str(tmp_path / "missing.json"))
+
+
+def test_records_are_never_overwritten(tmp_path):
+    core = make_core("yoxii")
+    recs = _records(core, 2)["records"]
+    save_records(recs, tmp_path, "g")
+    before = open(tmp_path / "g-00000.json").read()
+    with pytest.raises(RecordError, match="exists already"):
+        save_records(recs[::-1], tmp_path, "g")
+    assert open(tmp_path / "g-00000.json").read() == before
+    with pytest.raises(RecordError, match="is a file"):
+        save_records(recs, tmp_path / "g-00000.json", "g")
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_notation_round_trips_for_every_action(game, options):
+    core = make_core(game, **options)
+    names = [core.action_to_string(a) for a in range(core.num_actions)]
+    assert len(set(names)) == core.num_actions  # one name per action
+    assert [core.string_to_action(n) for n in names] == list(range(core.num_actions))
+    for bad in ("", "no such move", 12, None, "place zz", "place a", "place a1x", "koi9 N"):
+        with pytest.raises(IllegalActionError):
+            core.string_to_action(bad)
+
+
+def test_cli_saves_games_and_replays_them(tmp_path, capsys):
+    from training.evaluate import main as eval_main
+    from yyenvs.play import main as play_main
+    from yyenvs.replay import main as replay_main
+    assert play_main(["--game", "koi", "--agents", "greedy", "random", "--games", "4",
+                      "--save-games", str(tmp_path / "play")]) == 0
+    assert sorted(os.listdir(tmp_path / "play")) == [f"game-{k:05d}.json" for k in range(4)]
+    assert eval_main(["--game", "yoxii", "random", "greedy", "mcts:4", "--games", "2",
+                      "--save-games", str(tmp_path / "eval")]) == 0
+    assert sorted(os.listdir(tmp_path / "eval")) == sorted(f"{i}-{j}-{k:05d}.json" for i, j in
+                                                           ((0, 1), (0, 2), (1, 2)) for k in range(2))
+    rec = read_record(tmp_path / "eval" / "1-2-00001.json")
+    assert rec.players == ["mcts:4", "greedy"]
+    out = tmp_path / "game.html"
+    assert replay_main([str(tmp_path / "play" / "game-00000.json"), "-o", str(out)]) == 0
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "http://" not in html.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "").replace("xmlns=\\\"http://www.w3.org/2000/svg\\\"", "")
+    capsys.readouterr()
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert replay_main([str(bad)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_a_replay_page_stays_small():
+    from yyenvs.web.pages import pack_frames, replay_page, unpack_frames
+    for game, options in (("koi", {}), ("yinyang", {}), ("yinyang", {"num_players": 4})):
+        core = make_core(game, **options)
+        rec = _records(core, 2)["records"][0]
+        page = replay_page(core, rec)
+        states = replay(core, rec)
+        frames = [core.render_svg(states[0], 0)] + [core.render_svg(s, 0, m) for s, m in zip(states[1:], rec.moves)]
+        assert unpack_frames(pack_frames(frames)) == frames
+        assert len(page.encode()) < 400_000, (game, options, len(page))
+        assert len(page.encode()) < sum(map(len, frames)) / 5 or game == "koi"

@@ -1,0 +1,189 @@
+"""Play an agent in the browser: a small HTTP server on 127.0.0.1 that holds one game.
+
+``yyenvs play --human --game koi --agents human greedy`` starts it.  The page
+(:func:`yyenvs.web.pages.play_page`) asks for the game's view (``GET state``) and sends the
+person's moves (``POST move`` with ``{"action": n}``); the server checks every move, lets the
+agents answer until it is the person's turn again, and writes the game as a record when it ends.
+``POST new`` starts the next game (the next seed).
+
+Only legal moves are played: anything else is answered with HTTP 400 and a message, and the
+game is unchanged.  The server answers only requests for its own address (a page elsewhere
+cannot reach it through another host name), reads at most a few KB per request, and serves
+nothing from disk.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+from yyenvs.core.contract import CHANCE_PLAYER
+from yyenvs.core.record import make_record, save_records
+
+MAX_BODY = 4096
+
+
+class PlaySession:
+    """One game at a time between the person (the seats in ``human``) and agents (the others).
+
+    ``agents[p]``: the agent of seat ``p`` (None for the person); ``names[p]``: how records
+    name it.  Games use seeds ``seed``, ``seed + 1``, ...; each finished game is written to
+    ``save_dir`` as ``human-<seed>-00000.json`` (None: not saved).
+    """
+
+    def __init__(self, core, agents, names, seed: int = 0, save_dir=None):
+        if len(agents) != core.num_players or len(names) != core.num_players:
+            raise ValueError(f"one agent and one name per seat: {core.num_players} seats")
+        if all(a is not None for a in agents):
+            raise ValueError("no seat is the person's")
+        self.core, self.agents, self.names = core, list(agents), [str(n) for n in names]
+        self.save_dir = save_dir
+        self.seed = int(seed) - 1
+        self.lock = threading.Lock()
+        self.saved: list[str] = []
+        self._saved_seed = None
+        self.new_game()
+
+    def new_game(self) -> None:
+        self.seed += 1
+        self.state = self.core.init(np.array([self.seed], dtype=np.uint64))
+        self.moves: list[tuple[int, int]] = []
+        self.returns = np.zeros(self.core.num_players)
+        self.chance_rng = np.random.default_rng(self.seed)
+        self._advance()
+
+    def _apply(self, action: int) -> None:
+        self.moves.append((int(self.state.current_player[0]), int(action)))
+        self.core.step(self.state, np.array([action], dtype=np.int64))
+        self.returns += self.state.rewards[0]
+
+    def _advance(self) -> None:
+        """Let chance and the agents move until the person is to act or the game is over."""
+        core, st = self.core, self.state
+        while not st.done[0]:
+            seat = int(st.current_player[0])
+            if seat == CHANCE_PLAYER:
+                p = core.chance_probabilities(st)[0]
+                self._apply(int(self.chance_rng.choice(p.size, p=p / p.sum())))
+            elif self.agents[seat] is None:
+                return
+            else:
+                mask = core.legal_action_mask(st)
+                self._apply(int(self.agents[seat](st.copy(), mask)[0]))
+        if self.save_dir is not None and self._saved_seed != self.seed:
+            record = make_record(self.core, self.seed, self.names, self.moves, st, 0)
+            self.saved += save_records([record], self.save_dir, f"human-{self.seed}")
+            self._saved_seed = self.seed
+
+    def play(self, action) -> None:
+        """The person's move; ValueError (nothing changes) unless it is theirs to make and legal."""
+        st = self.state
+        if st.done[0]:
+            raise ValueError("the game is over; start a new one")
+        seat = int(st.current_player[0])
+        if self.agents[seat] is not None:
+            raise ValueError("it is not your turn")
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < self.core.num_actions:
+            raise ValueError(f"action must be an integer from 0 to {self.core.num_actions - 1}, got {action!r}")
+        if not self.core.legal_action_mask(st)[0, action]:
+            raise ValueError(f"{self.core.action_to_string(action)!r} is not a legal move now")
+        self._apply(action)
+        self._advance()
+
+    def view(self) -> dict:
+        """What the page shows: the picture, the legal moves with their click targets, the moves so far."""
+        core, st = self.core, self.state
+        last = self.moves[-1] if self.moves else None
+        over = bool(st.done[0])
+        seat = int(st.current_player[0])
+        legal = []
+        if not over and self.agents[seat] is None:
+            targets = core.click_targets(st, 0)
+            legal = [{"action": int(a), "name": core.action_to_string(a), "target": targets.get(int(a))}
+                     for a in np.flatnonzero(core.legal_action_mask(st)[0])]
+        who = lambda s: "chance" if s < 0 else f"{self.names[s]} (seat {s})"  # noqa: E731
+        if over:
+            returns = self.returns.tolist()
+            best = max(returns)
+            winners = [who(s) for s, r in enumerate(returns) if r == best]
+            result = ("stopped before the end (no result)" if not st.terminated[0] else
+                      "draw" if len(winners) == len(returns) else " and ".join(winners) + " won")
+            status = "game over"
+        else:
+            result = ""
+            status = "your move" if self.agents[seat] is None else f"{who(seat)} to move"
+        return {"svg": core.render_svg(st, 0, last), "legal": legal, "over": over, "status": status,
+                "result": result, "moves": [f"{who(s)}: {core.action_to_string(a)}" for s, a in self.moves],
+                "seed": self.seed, "saved": self.saved[-1] if self.saved and over else None}
+
+
+def _handler(session: PlaySession, page: str):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # quiet: the terminal shows the URL only
+            pass
+
+        def _send(self, code: int, body: bytes, kind: str) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _json(self, code: int, obj) -> None:
+            self._send(code, json.dumps(obj).encode(), "application/json")
+
+        def _own_host(self) -> bool:
+            host = self.headers.get("Host", "")
+            port = self.server.server_address[1]
+            return host in (f"127.0.0.1:{port}", f"localhost:{port}")
+
+        def do_GET(self):
+            if not self._own_host():
+                return self._json(403, {"error": "wrong host"})
+            if self.path in ("/", "/index.html"):
+                return self._send(200, page.encode(), "text/html; charset=utf-8")
+            if self.path == "/state":
+                with session.lock:
+                    return self._json(200, session.view())
+            self._json(404, {"error": f"no page {self.path!r}"})
+
+        def do_POST(self):
+            if not self._own_host():
+                return self._json(403, {"error": "wrong host"})
+            try:
+                n = int(self.headers.get("Content-Length", "0"))
+            except ValueError:
+                n = -1
+            if not 0 <= n <= MAX_BODY:
+                return self._json(400, {"error": f"a request body of 0 to {MAX_BODY} bytes is expected"})
+            try:
+                body = json.loads(self.rfile.read(n) or b"{}")
+            except ValueError:
+                return self._json(400, {"error": "the request body is not JSON"})
+            if not isinstance(body, dict):
+                return self._json(400, {"error": "the request body must be a JSON object"})
+            with session.lock:
+                try:
+                    if self.path == "/move":
+                        session.play(body.get("action"))
+                    elif self.path == "/new":
+                        session.new_game()
+                    else:
+                        return self._json(404, {"error": f"no action {self.path!r}"})
+                except ValueError as e:
+                    return self._json(400, {"error": str(e)})
+                return self._json(200, session.view())
+
+    return Handler
+
+
+def serve(session: PlaySession, title: str, port: int = 0) -> ThreadingHTTPServer:
+    """A server for ``session`` on 127.0.0.1:``port`` (0: a free port), not yet serving:
+    call ``serve_forever()`` (or run it in a thread); ``server_address[1]`` is the port."""
+    from yyenvs.web.pages import play_page
+    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(session, play_page(title)))
+    server.daemon_threads = True
+    return server
