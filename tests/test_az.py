@@ -408,3 +408,25 @@ def test_trainer_with_sampled_openings_records_valid_targets(tmp_path, monkeypat
         assert plies and max(plies) < 6  # the opening moves only, and they were sampled
     finally:
         t.close()
+
+
+def test_score_margins_rank_lost_games_and_blend_into_value_targets(tmp_path):
+    """az.score_weight: a close loss gets a higher target than a heavy one; targets stay in [-1, 1]."""
+    import training.az as az
+    from yyenvs.games import make_core
+    core = make_core("koi")
+    st = core.init(np.zeros(3, np.uint64))
+    st.fry[:] = [[14, 13], [14, 2], [5, 14]]
+    m = az.score_margins(core, st)
+    np.testing.assert_allclose(m, [[1 / 27, -1 / 27], [12 / 16, -12 / 16], [-9 / 19, 9 / 19]])
+    t = az.AZTrainer(tiny_config(tmp_path / "run", **{"az.score_weight": 0.5}), log=lambda m: None)
+    try:
+        t.train()
+        v = t.replay.value[:t.replay.size]
+        assert t.replay.size > 0 and np.abs(v).max() <= 1.0
+        assert not np.isin(np.abs(v[:, 0]), [0.0, 1.0]).all()  # graded, not only the outcome
+    finally:
+        t.close()
+    with pytest.raises(ConfigError, match="no scores to compare"):
+        az.AZTrainer(tiny_config(tmp_path / "solo", "yinyang", game_options={"num_players": 1},
+                                 **{"az.score_weight": 0.5}), log=lambda m: None)

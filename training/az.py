@@ -161,6 +161,16 @@ def sample_policy(policy: np.ndarray, seeds: np.ndarray, plies: np.ndarray, fall
     return np.where(policy[np.arange(policy.shape[0]), pick] > 0, pick, fallback).astype(np.int64)
 
 
+def score_margins(core, state) -> np.ndarray:
+    """(B, P) in [-1, 1]: each seat's final score minus the best other seat's, over the sum of
+    their sizes (a game's ``scores``; with several numbers per seat, the first counts)."""
+    s = np.asarray(core.scores(state), dtype=np.float64)
+    s = s[..., 0] if s.ndim == 3 else s
+    P = s.shape[1]
+    other = np.stack([np.delete(s, i, axis=1).max(axis=1) for i in range(P)], axis=1)
+    return (s - other) / np.maximum(np.abs(s) + np.abs(other), 1.0)
+
+
 class SelfPlay:
     """``games`` games played at once in one core state, every move of the network searched.
 
@@ -173,13 +183,17 @@ class SelfPlay:
     by one with each new game in a slot); those seats are neither searched nor
     recorded.  In a game's first ``sample_plies`` plies the network's move is drawn
     from the search's improved policy instead of being the search's choice (the
-    openings then vary, and so do the positions either seat learns from).
+    openings then vary, and so do the positions either seat learns from).  With
+    ``score_weight`` w the value targets are (1 - w) x the returns + w x the final
+    score margin (:func:`score_margins`), so that among lost games the closer ones
+    rank higher (a seat that always loses still learns which moves lose less).
     """
 
     def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
-                 baseline_share: float, sample_plies: int = 0):
+                 baseline_share: float, sample_plies: int = 0, score_weight: float = 0.0):
         self.core, self.search, self.games, self.seed = core, search, int(games), seed
         self.sample_plies = int(sample_plies)
+        self.score_weight = float(score_weight)
         self.baselines, self.baseline_share = baselines, baseline_share
         self.stream = int(stream) * self.games + np.arange(self.games)
         P, A = core.num_players, core.num_actions
@@ -227,8 +241,12 @@ class SelfPlay:
         ended = np.flatnonzero(state.done)
         samples, results = [], []
         P = core.num_players
-        for g in ended:
-            samples.append(self.pending.finish(g, self.returns[g]))
+        targets = self.returns[ended]
+        if self.score_weight and ended.size:
+            w = self.score_weight
+            targets = (1 - w) * targets + w * score_margins(core, state.take(ended))
+        for k, g in enumerate(ended):
+            samples.append(self.pending.finish(g, targets[k]))
             b = self.baseline_seat[g]
             if b >= 0:
                 results.append((int(self.baseline_of[g]), float(self.returns[g, (b + 1) % P] > self.returns[g, b])))
@@ -270,6 +288,8 @@ class AZTrainer(TrainingRun):
             self._remove_stale_temporaries()
             resume = self._find_resume_point()
             self.az = cfg["az"]
+            if self.az["score_weight"] and (getattr(self.core, "scores", None) is None or self.core.num_players < 2):
+                raise ConfigError(f"az.score_weight: {self.core.name} here has no scores to compare between seats")
             try:
                 self.desc = network_description(self.core, self.az["hidden"], self.az["channels"], self.az["blocks"])
             except NetworkError as e:
@@ -391,7 +411,8 @@ class AZTrainer(TrainingRun):
             source = RaySelfPlay(self, self.ray_address)
         else:  # a resumed run starts new seed streams
             source = LocalSelfPlay(SelfPlay(core, self.search, G, cfg["seed"], self.games_finished, self.baselines,
-                                            cfg["selfplay"]["baseline_share"], az["sample_plies"]))
+                                            cfg["selfplay"]["baseline_share"], az["sample_plies"],
+                                            az["score_weight"]))
         self.source = source
         baseline_results = [[] for _ in self.baselines]
         writer = None

@@ -80,6 +80,7 @@ DEFAULTS: dict = {
         "augment": True,         # train on positions turned / mirrored by the game's board symmetries
         "eval_simulations": 64,  # search budget of the evaluated network (quick and final evaluation)
         "sample_plies": 0,       # plies at a game's start whose move is drawn from the improved policy
+        "score_weight": 0.0,     # share of the value target taken from the final score margin (games with scores)
         "workers": 0,            # self-play on this many Ray actors (0: in the trainer's process)
         "worker_games": 0,       # games per worker (0: num_envs)
         "worker_moves": 16,      # moves a worker plays between two hand-overs of finished games
@@ -147,7 +148,7 @@ RANGES = {
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
     "az.replay_size": "[1, 100000000]", "az.min_replay": "[1, 100000000]", "az.train_ratio": "[0, 1000]",
     "az.value_weight": "[0, inf)", "az.eval_simulations": f"[1, {MAX_AZ_SIMULATIONS}]",
-    "az.sample_plies": "[0, 1000000]", "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
+    "az.sample_plies": "[0, 1000000]", "az.score_weight": "[0, 1]", "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
     "az.broadcast_every": "[1, inf)",
     "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
 }

@@ -3,8 +3,10 @@
 An opponent spec is one of: ``"random"``, ``"greedy"``, ``"mcts"`` or
 ``"mcts:<simulations>"``, ``"az:<checkpoint>:<simulations>"`` (a trained
 policy-value network searching that many simulations per move) or
-``"az:<checkpoint>"`` (the network alone), an :class:`Agent`, a callable
-``f(state, mask) -> actions``, or a path to a checkpoint (``.safetensors``).
+``"az:<checkpoint>"`` (the network alone), ``"pretrained"`` (the trained policy that
+ships with the package for this game and player count, see :func:`pretrained_path`), an
+:class:`Agent`, a callable ``f(state, mask) -> actions``, or a path to a checkpoint
+(``.safetensors``).
 """
 from __future__ import annotations
 
@@ -17,6 +19,20 @@ from yyenvs.core.contract import GameCore, OptionError, show
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "make_agent", "sample_legal", "BASELINES"]
 
 BASELINES = ("random", "greedy", "mcts")
+PRETRAINED = "pretrained"
+
+
+def pretrained_path(core: GameCore) -> str:
+    """The packaged policy for ``core``: ``agents/pretrained/<game>-<players>p.safetensors``,
+    else ``<game>.safetensors``; OptionError listing what ships when there is none."""
+    from importlib import resources
+    folder = resources.files("yyenvs.agents").joinpath("pretrained")
+    for name in (f"{core.name}-{core.num_players}p.safetensors", f"{core.name}.safetensors"):
+        if folder.joinpath(name).is_file():
+            return os.fspath(folder.joinpath(name))
+    shipped = sorted(p.name for p in folder.iterdir() if p.name.endswith(".safetensors")) if folder.is_dir() else []
+    raise OptionError(f"no pretrained agent ships for {core.name} with {core.num_players} player(s); "
+                      f"the package has {shipped}")
 
 
 def make_agent(spec, core: GameCore, seed: int = 0):
@@ -32,7 +48,12 @@ def make_agent(spec, core: GameCore, seed: int = 0):
         return RandomAgent(core, seed)
     if spec == "greedy":
         return GreedyAgent(core, seed)
-    if name in ("random", "greedy") and colon:
+    if spec == PRETRAINED:
+        from yyenvs.agents.checkpoint import load_policy_agent
+        agent = load_policy_agent(pretrained_path(core), core, seed)
+        agent.name = PRETRAINED
+        return agent
+    if name in ("random", "greedy", PRETRAINED) and colon:
         raise OptionError(f"opponent {name!r} takes no argument, got {show(spec)}")
     if name == "mcts":
         from yyenvs.agents.mcts import MAX_SIMULATIONS, MCTSAgent
@@ -49,4 +70,4 @@ def make_agent(spec, core: GameCore, seed: int = 0):
     if looks_like_checkpoint(spec):
         return load_policy_agent(spec, core, seed)
     raise OptionError(f"unknown opponent {show(spec)}; use one of {BASELINES}, 'mcts:<n>', "
-                      "'az:<checkpoint>[:<n>]', a callable or a checkpoint path")
+                      "'az:<checkpoint>[:<n>]', 'pretrained', a callable or a checkpoint path")

@@ -593,13 +593,32 @@ def checkpoint_label(path) -> str:
     return name[:-len(SUFFIX)] if name.endswith(SUFFIX) else os.path.splitext(name)[0]
 
 
+def observing_core(meta: dict, core: GameCore) -> GameCore:
+    """``core``, or the same game with the checkpoint's values of the options that change only
+    what a player observes or is rewarded (``Option.rules`` False, e.g. Yoxii's
+    ``action_features``): the policy then plays ``core``'s games, seeing them as it was trained."""
+    if meta["game"] != core.name:
+        return core  # check_compatible names the mismatch
+    changes = {o.name: meta["options"][o.name] for o in core.spec.options
+               if not o.rules and o.name in meta["options"] and meta["options"][o.name] != core.options[o.name]}
+    if not changes:
+        return core
+    try:
+        return core.with_options(**changes)
+    except OptionError as e:
+        raise CheckpointError(f"checkpoint {meta['path']!r}: {e}") from None
+
+
 def load_policy_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> Agent:
-    """A :class:`PolicyAgent` from checkpoint ``path`` (validated against ``core``); for a search
-    agent's checkpoint, its network alone (:class:`~yyenvs.agents.az.AZAgent`, no search)."""
-    if read_metadata(path, core)["policy"].get("class") == PV_CLASS:
+    """A :class:`PolicyAgent` from checkpoint ``path`` (validated against ``core``, up to the
+    options of :func:`observing_core`); for a search agent's checkpoint, its network alone
+    (:class:`~yyenvs.agents.az.AZAgent`, no search)."""
+    meta = read_metadata(path)
+    if meta["policy"].get("class") == PV_CLASS:
         from yyenvs.agents.az import load_az_agent
         return load_az_agent(path, core, seed)
-    policy, meta = load_policy(path, core)
-    agent = PolicyAgent(core, policy, seed, deterministic, label=checkpoint_label(meta["path"]))
+    observer = observing_core(meta, core)
+    policy, meta = load_policy(path, observer)
+    agent = PolicyAgent(observer, policy, seed, deterministic, label=checkpoint_label(meta["path"]))
     agent.metadata = meta
     return agent

@@ -41,6 +41,9 @@ class Option:
     high: int | None = None
     odd: bool = False
     choices: tuple = ()
+    #: False for an option that changes only what a player observes or is rewarded, never the
+    #: states and moves: a policy trained with another value still plays the same game
+    rules: bool = True
 
     def __post_init__(self):
         if self.kind not in ("bool", "int", "choice", "path"):

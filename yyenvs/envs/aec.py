@@ -51,6 +51,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self._master_seed: int | None = None
         self._games_played = 0
         self.state = None
+        self._last_move = None
 
     # pickling keeps the game in progress (EzPickle alone would rebuild a fresh env)
     def __getstate__(self):
@@ -76,6 +77,7 @@ class GameAECEnv(AECEnv, EzPickle):
         game_seed = derive_seeds(self._master_seed, 0, np.array([self._games_played], np.uint64))
         self._games_played += 1
         self.state = self.core.init(game_seed)
+        self._last_move = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -115,6 +117,7 @@ class GameAECEnv(AECEnv, EzPickle):
             self.terminations = dict.fromkeys(self.agents, True)
             self.infos[agent] = {"illegal_action": action}
         else:
+            self._last_move = (int(self.state.current_player[0]), action)  # highlighted by render()
             self.core.step(self.state, np.array([action], np.int64))
             self._mask = None
             self.rewards = dict(zip(self.possible_agents, self.state.rewards[0].tolist()))
@@ -149,7 +152,7 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- rendering -------------------------------------------------------------------
     def render(self):
-        return self._renderer.render(self.state)
+        return self._renderer.render(self.state, self._last_move)
 
     def close(self):
         self._renderer.close()

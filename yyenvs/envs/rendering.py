@@ -25,7 +25,8 @@ class Renderer:
         self.render_mode = render_mode
         self._window = None
 
-    def render(self, state):
+    def render(self, state, last_move=None):
+        """``last_move``: (seat, action) of the move that led to ``state``, shown in the picture."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
@@ -33,7 +34,7 @@ class Renderer:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "ansi":
             return self.core.render_ansi(state, 0)
-        img = self.core.render_rgb(state, 0)
+        img = self.core.render_rgb(state, 0, last_move)
         if self.render_mode == "rgb_array":
             return img
         if self._window is None:

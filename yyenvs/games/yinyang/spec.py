@@ -9,7 +9,7 @@ SPEC = GameSpec(
         Option("num_players", "int", 2, "players; 1 is the solo game", low=1, high=4),
         Option("data_file", "path", None, "the component data (None: the packaged stand-in file)"),
         Option("reward", "choice", "win", "'win': +1 for the winner, -1 for the others; "
-               "'score': own total minus the best other total", choices=("win", "score")),
+               "'score': own total minus the best other total", choices=("win", "score"), rules=False),
         Option("board_side", "choice", "auto", "which side of the board sets the starting tokens "
                "('auto': the 4-player side for 4 players)", choices=("auto", "2-3", "4")),
         Option("chance", "choice", "sampled", "'sampled': coins and bag draws happen inside step; "

@@ -7,7 +7,8 @@ SPEC = GameSpec(
     players=(2, 2), chance=False, symmetry="D4", max_game_length=36,
     options=(
         Option("action_features", "bool", False,
-               "the observation becomes a flat vector: the planes, then 5 lookahead features per action"),
+               "the observation becomes a flat vector: the planes, then 5 lookahead features per action",
+               rules=False),
     ),
     variants=({}, {"action_features": True}),
     doc="place pieces around a totem; the player who surrounds it best wins",
