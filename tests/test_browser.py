@@ -103,6 +103,7 @@ def test_replay_page_steps_through_the_game_offline(browser, tmp_path, game, opt
     assert _wait(browser, "return document.body.dataset.frame") == "0"
     # offline: the page asked for nothing beyond itself
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    assert browser.find_element(By.ID, "controls").is_displayed()
     first = browser.find_element(By.ID, "board").get_attribute("innerHTML")
     colours_first = _board_colours(browser)
     body = browser.find_element(By.TAG_NAME, "body")
@@ -146,6 +147,7 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
         browser.get(url)
         plies = int(_wait(browser, "return document.body.dataset.plies"))
         assert plies == len(session.moves)
+        assert not browser.find_element(By.ID, "controls").is_displayed()  # no replay controls here
         # a shape that is a click target but no legal move's: refused on the page
         blocked = browser.execute_script(
             "return [...document.querySelectorAll('#board [data-target]:not(.legal)')].length")
