@@ -35,7 +35,12 @@ def browser():
             pytest.fail("YYENVS_BROWSER_TESTS=1 but chromium or chromedriver is missing "
                         "(Debian: apt-get install chromium chromium-driver)")
         pytest.skip("chromium and chromedriver are not installed")
-    webdriver = pytest.importorskip("selenium.webdriver")
+    try:
+        from selenium import webdriver
+    except ImportError:
+        if REQUIRED:
+            pytest.fail("YYENVS_BROWSER_TESTS=1 but selenium is not installed (it is in the dev extra)")
+        pytest.skip("selenium is not installed")
     from selenium.webdriver.chrome.service import Service
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
@@ -116,7 +121,8 @@ def test_replay_page_steps_through_the_game_offline(browser, tmp_path, game, opt
     assert browser.find_element(By.ID, "result").text == ""
     body.send_keys(Keys.END)
     assert _wait(browser, "return document.body.dataset.frame") == str(n)
-    assert browser.find_element(By.ID, "result").text == result_text(core, record)
+    assert browser.find_element(By.ID, "result").text == result_text(record.players, record.returns,
+                                                                     record.terminated)
     assert browser.find_element(By.ID, "slider").get_attribute("value") == str(n)
     assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[-1], 0, record.moves[-1])))
     # the screenshot shows a drawn board, and the last frame differs from the first
@@ -159,9 +165,14 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
         # an illegal action sent to the server: HTTP 400 with a message, the game unchanged
         status = browser.execute_async_script(
             "const done = arguments[arguments.length - 1];"
-            "fetch('move', {method: 'POST', body: JSON.stringify({action: 999999})})"
+            "fetch('move', {method: 'POST', body: JSON.stringify({action: 999999}),"
+            "               headers: {'Content-Type': 'application/json'}})"
             ".then(async r => done([r.status, (await r.json()).error]));")
         assert status[0] == 400 and "action must be an integer" in status[1]
+        status = browser.execute_async_script(  # what a simple cross-site form or fetch could send
+            "const done = arguments[arguments.length - 1];"
+            "fetch('move', {method: 'POST', body: '{\"action\": 0}'}).then(r => done(r.status));")
+        assert status == 415 and len(session.moves) == plies
         moves = 0
         while browser.execute_script("return document.body.dataset.over") != "1":
             before = len(session.moves)
@@ -187,7 +198,8 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
                     session.agents[int(session.state.current_player[0])] is None
             moves += 1
             assert moves < 2000
-        assert browser.find_element(By.ID, "result").text.endswith(("won", "draw", "(no result)"))
+        assert browser.find_element(By.ID, "result").text == result_text(
+            session.names, session.returns.tolist(), bool(session.state.terminated[0]))
         assert len(session.saved) == 1
         record, rcore = load_record(session.saved[0])
         assert record.players.count("human") == 1 and len(replay(rcore, record)) == len(session.moves) + 1
@@ -195,3 +207,18 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_hostile_names_in_a_record_stay_text(browser, tmp_path):
+    """Names are data: a placeholder, markup or a comment opener in a player's name shows as text."""
+    from selenium.webdriver.common.by import By
+    core = make_core("koi", board_size=7, directions=4)
+    record = play_match(core, make_agent("greedy", core, 0), make_agent("random", core, 1), 2,
+                        record_as=("__DATA__ <img src=x onerror=document.title='hacked'>", "<!--<script>"))["records"][0]
+    page = tmp_path / "hostile.html"
+    page.write_text(replay_page(core, record), encoding="utf-8")
+    browser.get(page.as_uri())
+    assert _wait(browser, "return document.body.dataset.frame") == "0"  # the page's script ran
+    assert browser.execute_script("return document.querySelectorAll('img').length") == 0
+    assert browser.title != "hacked" and "<img src=x" in browser.find_element(By.ID, "title").text
+    assert "<!--<script>" in browser.find_element(By.ID, "moves").text

@@ -110,3 +110,21 @@ def test_the_last_move_is_highlighted():
         st, last = _play(core, 12)
         with_last, without = core.render_svg(st, 0, last), core.render_svg(st, 0)
         assert "#fac828" in with_last and "#fac828" not in without  # the highlight's colour
+
+
+def test_the_winner_shown_comes_from_the_board_not_the_last_rewards():
+    """Rows of a batch that ended earlier have no rewards in the last step; their picture still names
+    the winner (Yoxii: the points around the totem)."""
+    core = make_core("yoxii")
+    st = core.init(np.arange(8, dtype=np.uint64))
+    rng = np.random.default_rng(0)
+    while not st.done.all():
+        mask = core.legal_action_mask(st)
+        core.step(st, np.where(st.done, -1, (rng.random(mask.shape) * mask).argmax(1)))
+    scores = core.scores(st)
+    for i in range(8):
+        (w_sum, w_n), (r_sum, r_n) = scores[i]
+        want = ("White wins" if (w_sum, w_n) > (r_sum, r_n) else "Red wins" if (w_sum, w_n) < (r_sum, r_n)
+                else "draw")
+        assert want in _texts(core.render_svg(st, i)), (i, scores[i])
+        assert core.render_ansi(st, i).splitlines()[-1] == "game over: " + want.lower().replace(" wins", " wins")

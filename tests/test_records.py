@@ -48,8 +48,10 @@ def test_records_replay_to_the_same_final_state(game, options, tmp_path):
         assert sum(rec.returns[rec.players.index("greedy")] > 0 for rec in r["records"]) == r["wins"]
 
 
-def test_records_do_not_depend_on_the_batch():
-    core = make_core("koi", board_size=7, directions=4)
+@pytest.mark.parametrize("game,options", [("koi", {"board_size": 7, "directions": 4}), ("yinyang", {}),
+                                          ("yinyang", {"chance": "explicit", "num_players": 3})])
+def test_records_do_not_depend_on_the_batch(game, options):
+    core = make_core(game, **options)
     small, large = _records(core, 2, seed=9)["records"], _records(core, 6, seed=9)["records"]
     assert [r.to_json() for r in small] == [r.to_json() for r in large[:2]]
 
@@ -92,13 +94,35 @@ def test_a_record_of_another_game_version_or_options_is_refused(tmp_path):
     (lambda o: o.update(returns=[o["returns"][1], o["returns"][0]]), "replayed returns"),
     (lambda o: o.update(final_state="0" * 64), "final state differs"),
     (lambda o: o.update(seed=o["seed"] + 1), "not legal there|final state|replayed returns|running"),
+    (lambda o: o.update(scores=[o["scores"][1], o["scores"][0] + 1]), "replayed scores"),
 ])
 def test_a_record_that_is_not_the_game_it_claims_is_refused(tmp_path, change, message):
+    """Loading replays the record, so an edited one is refused there."""
     core, _, obj = _koi_record(tmp_path)
     change(obj)
-    record, rcore = load_record(_write(tmp_path, obj))
+    path = _write(tmp_path, obj)
     with pytest.raises(RecordError, match=message):
-        replay(rcore, record)
+        load_record(path)
+    with pytest.raises(RecordError, match=message):
+        replay(core, read_record(path))
+
+
+def test_explicit_chance_outcomes_are_the_games_own_draws(tmp_path):
+    """Chance outcomes come from the game's stream, so explicit chance plays the sampled games, and an
+    outcome edited in the record is refused."""
+    sampled, explicit = make_core("yinyang"), make_core("yinyang", chance="explicit")
+
+    def first(state, mask):  # the same choices in both modes (a random agent's draws depend on the ply)
+        return np.where(mask.any(1), np.argmax(mask, 1), -1)
+    a, b = (play_match(c, first, first, 2, record_as=("a", "b"))["records"] for c in (sampled, explicit))
+    for ra, rb in zip(a, b):
+        assert [m for m in rb.moves if m[0] >= 0] == ra.moves and ra.returns == rb.returns
+    obj = b[0].to_json()
+    k = next(i for i, m in enumerate(obj["moves"]) if m["seat"] == -1 and m["move"].startswith("chance: 3"))
+    other = next(o for o in range(explicit.num_actions) if explicit.action_to_string(o).startswith("chance: 2 Yang"))
+    obj["moves"][k].update(action=other, move=explicit.action_to_string(other))
+    with pytest.raises(RecordError, match="not the one the game's stream draws"):
+        load_record(_write(tmp_path, obj))
 
 
 @pytest.mark.parametrize("text,message", [

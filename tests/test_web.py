@@ -67,9 +67,10 @@ def test_yinyang_turns_of_several_steps_and_explicit_chance():
     assert any(seat == -1 for seat, _ in s.moves) and steps > 10
 
 
-def _request(port, method, path, body=None, host=None):
+def _request(port, method, path, body=None, host=None, **headers):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    headers = {"Host": host or f"127.0.0.1:{port}"}
+    headers = {"Host": host or f"127.0.0.1:{port}", "Content-Type": "application/json",
+               **{k.replace("_", "-"): v for k, v in headers.items()}}
     c.request(method, path, body=body, headers=headers)
     r = c.getresponse()
     return r.status, r.read()
@@ -85,13 +86,20 @@ def test_http_refusals_name_what_is_wrong():
         assert status == 200 and b"<!DOCTYPE html>" in page
         assert _request(port, "GET", "/state", host="evil.example:80")[0] == 403
         assert _request(port, "GET", "/etc/passwd")[0] == 404
+        move = json.dumps({"action": 0}).encode()
+        # another site's page: its Origin or Sec-Fetch-Site gives it away; a simple (no-cors) POST is text/plain
+        assert _request(port, "POST", "/move", move, Origin="http://evil.example")[0] == 403
+        assert _request(port, "POST", "/move", move, Sec_Fetch_Site="cross-site")[0] == 403
+        assert _request(port, "POST", "/move", move, Content_Type="text/plain")[0] == 415
+        assert len(s.moves) == 0
         for body, message in ((b"{", b"not JSON"), (b"[1]", b"must be a JSON object"),
-                              (b"x" * 5000, b"a request body of 0 to"),
+                              (b"[" * 4000, b"not JSON"), (b"x" * 5000, b"a request body of 0 to"),
                               (json.dumps({"action": 10**6}).encode(), b"action must be an integer")):
             status, answer = _request(port, "POST", "/move", body)
             assert status == 400 and message in answer, answer
         legal = json.loads(_request(port, "GET", "/state")[1])["legal"]
-        status, answer = _request(port, "POST", "/move", json.dumps({"action": legal[0]["action"]}).encode())
+        status, answer = _request(port, "POST", "/move", json.dumps({"action": legal[0]["action"]}).encode(),
+                                  Origin=f"http://127.0.0.1:{port}")
         assert status == 200 and len(json.loads(answer)["moves"]) == 2
     finally:
         server.shutdown()
@@ -106,3 +114,42 @@ def test_play_cli_refuses_bad_human_settings(capsys):
         with pytest.raises(SystemExit):
             play_main(argv)
         assert message in capsys.readouterr().err
+
+
+def test_a_failing_agent_takes_the_move_back():
+    core = make_core("koi")
+
+    def broken(state, mask):
+        raise RuntimeError("out of memory")
+    s = PlaySession(core, [None, broken], ["human", "broken"], seed=0)
+    before = s.state.copy()
+    with pytest.raises(RuntimeError, match="out of memory"):
+        s.play(s.view()["legal"][0]["action"])
+    assert s.moves == [] and all(np.array_equal(getattr(before, f), getattr(s.state, f)) for f in vars(before))
+
+
+def test_a_record_that_cannot_be_written_is_reported_and_the_game_stands(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    s = _session("yoxii", tmp_path=None)
+    s.save_dir = str(blocker)
+    while not s.state.done[0]:
+        s.play(s.view()["legal"][0]["action"])
+    view = s.view()
+    assert view["over"] and view["saved"] is None and "could not be saved" in view["save_error"]
+    ok = _session("yoxii", tmp_path=tmp_path / "games")
+    for _ in range(2):  # two games of one session, and a second session: never the same file
+        while not ok.state.done[0]:
+            ok.play(ok.view()["legal"][0]["action"])
+        ok.new_game()
+    again = _session("yoxii", tmp_path=tmp_path / "games")
+    while not again.state.done[0]:
+        again.play(again.view()["legal"][0]["action"])
+    assert len(set(ok.saved + again.saved)) == 3 and not again.save_error
+
+
+def test_session_refuses_bad_seeds():
+    core = make_core("koi")
+    for seed in (-1, 2**63, 1.5, True):
+        with pytest.raises(ValueError, match="seed must be an integer"):
+            PlaySession(core, [None, make_agent("random", core)], ["a", "b"], seed=seed)

@@ -33,7 +33,7 @@ from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, se
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
-from yyenvs.core.record import GameRecorder, save_records
+from yyenvs.core.record import GameRecorder, record_paths, save_records
 from yyenvs.games import GAMES, make_core
 from training.ratings import bradley_terry, wilson_interval
 
@@ -114,6 +114,9 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
     t0 = time.time()
     if save_games is not None and ray_address is not None:
         raise OptionError("--save-games is not available with --ray (the games are played on other machines)")
+    if save_games is not None:  # refuse before playing, not after the first pair
+        for i, j, g in jobs:
+            record_paths(save_games, f"{i}-{j}", g)
     if ray_address is None:
         results = ((k, play_pair(core, entrants, i, j, g, seed, save_games)) for k, (i, j, g) in enumerate(jobs))
     else:
@@ -288,10 +291,6 @@ def main(argv=None) -> int:
                             ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
     except (OptionError, RecordError) as e:
         print(f"yyenvs eval: error: {one_line(e)}", file=sys.stderr)
-        return 2
-    except OSError as e:  # --save-games: a directory that cannot be written
-        print(f"yyenvs eval: error: cannot write the records to {args.save_games!r}: {e.strerror or e}",
-              file=sys.stderr)
         return 2
     print(format_table(result))
     if args.out:

@@ -61,6 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     if core.num_players != 2:
         parser.error(f"play needs a two-player game; {args.game} with these options has "
                      f"{core.num_players} players (yyenvs eval plays multi-player games)")
+    if args.save_games is not None:  # refuse before playing, not after
+        from yyenvs.core.record import record_paths
+        try:
+            record_paths(args.save_games, "game", args.games)
+        except RecordError as e:
+            parser.error(f"--save-games: {e}")
     a = _agent(args.agents[0], core, args.seed)
     b = _agent(args.agents[1], core, args.seed + 1)
     t = time.perf_counter()
@@ -78,9 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         from yyenvs.core.record import save_records
         try:
             paths = save_records(r["records"], args.save_games, "game")
-        except (OSError, RecordError) as e:
-            print(f"yyenvs play: error: cannot write the records: {getattr(e, 'strerror', None) or e}",
-                  file=sys.stderr)
+        except RecordError as e:
+            print(f"yyenvs play: error: {e}", file=sys.stderr)
             return 2
         print(f"  wrote {len(paths)} records to {args.save_games} (yyenvs replay {paths[0]} -o game.html)")
     return 0
@@ -102,7 +107,10 @@ def _play_human(parser, core, args) -> int:
     from yyenvs.web.server import PlaySession, serve
     session = PlaySession(core, seats, names, args.seed, args.save_games or "games")
     title = f"{core.spec.title}: you against {other}" if other else f"{core.spec.title}: solo"
-    server = serve(session, title, args.port)
+    try:
+        server = serve(session, title, args.port)
+    except OSError as e:
+        parser.error(f"cannot listen on 127.0.0.1:{args.port}: {e.strerror or e}")
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     print(f"playing {core.spec.title} against {other} at {url} (games are saved to "
           f"{session.save_dir}/); stop with Ctrl-C", flush=True)

@@ -12,7 +12,8 @@ import sys
 
 from yyenvs.cli import ArgumentParser, parse_options, run
 from yyenvs.core.errors import OptionError, RecordError
-from yyenvs.games import load_record, make_core
+from yyenvs.core.record import read_record
+from yyenvs.games import game_spec, load_record, make_core
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,10 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         given = parse_options(args.option)
         core = None
-        if given:
-            from yyenvs.core.record import read_record
+        if given:  # the record's options, with the file options the user gives (never the record's)
             record = read_record(args.record)
-            core = make_core(record.game, **{**record.options, **given})
+            paths = {o.name for o in game_spec(record.game).options if o.kind == "path"}
+            core = make_core(record.game, **{**{k: v for k, v in record.options.items() if k not in paths},
+                                             **given})
         record, core = load_record(args.record, core)
         page = replay_page(core, record)
     except (OptionError, RecordError) as e:

@@ -33,30 +33,25 @@ def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.nd
     (usually none: a draw).  ``timing`` (len(agents), 2), if given, gains each
     agent's seconds in ``act`` and the moves it made.  A ``recorder``
     (:class:`~yyenvs.core.record.GameRecorder`) is shown every step's actions.
-    With explicit chance, each game draws its chance outcomes by their
-    probabilities from a generator of its own, seeded by its seed (the state's
-    stream is left alone, so that a record of the outcomes replays exactly).
+    With explicit chance, chance nodes take their outcomes from the row's own
+    stream (:meth:`~yyenvs.core.contract.GameCore.sample_chance`), so the games
+    are those of the sampled mode from the same seeds.
     """
     seats = np.asarray(seats, dtype=np.int64)
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    state = core.init(seeds)
+    state = core.init(np.asarray(seeds, dtype=np.uint64))
     G = state.batch_size
     scores = np.zeros((G, core.num_players))
     rows_all = np.arange(G)
     plies = 0
-    chance_rngs: dict = {}
     for _ in range(core.max_game_length + 1):
         live = ~state.done
         if not live.any():
             break
         mask = core.legal_action_mask(state)
         actions = np.full(G, -1, dtype=np.int64)
-        if core.explicit_chance:
+        if core.explicit_chance:  # outcomes from each row's own stream, as the sampled mode draws them
             chance = core.is_chance_node(state)
-            probs = core.chance_probabilities(state)
-            for g in np.flatnonzero(chance):
-                rng = chance_rngs.setdefault(g, np.random.default_rng(int(seeds[g])))
-                actions[g] = rng.choice(probs.shape[1], p=probs[g] / probs[g].sum())
+            actions[chance] = core.sample_chance(state)[chance]
             live &= ~chance
         entrant = seats[rows_all, np.maximum(state.current_player, 0).astype(np.int64)]
         for e in np.unique(entrant[live]):

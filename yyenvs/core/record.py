@@ -2,7 +2,8 @@
 
 A record holds the game id and version, its options, the seed the game was started from, the
 entrant in each seat, every move as (seat, action, notation) with chance outcomes as seat -1
-(explicit chance only: in the sampled mode chance follows from the seed), and the result: each
+(explicit chance only: in the sampled mode chance follows from the seed; either way the outcomes are
+the game's own draws from its seeded stream), and the result: each
 seat's total reward, whether the game ended or was stopped, the game's own scores where it has
 them, and a digest of the final state.  :func:`replay` plays the moves again from the seed and
 checks every one of them and the result, so a record that replays is the game that was played.
@@ -139,6 +140,14 @@ def _int(v, where, field, low, high) -> int:
     return v
 
 
+def _numbers(v, depth: int) -> bool:
+    """A list of at most 64 integers, or of such lists, nested at most ``depth`` deep."""
+    if not isinstance(v, list) or len(v) > 64 or depth == 0:
+        return False
+    return all((isinstance(x, int) and not isinstance(x, bool) and abs(x) < 2**63) or _numbers(x, depth - 1)
+               for x in v)
+
+
 def parse_record(text: str, where: str = "record") -> GameRecord:
     """A :class:`GameRecord` from JSON text; :class:`RecordError` naming the field that is wrong."""
     try:
@@ -195,8 +204,8 @@ def parse_record(text: str, where: str = "record") -> GameRecord:
     if not isinstance(digest, str) or len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
         _fail(where, "final_state", "expected a sha256 digest (64 lowercase hex digits)")
     scores = obj["scores"]
-    if scores is not None and len(json.dumps(scores)) > 100_000:
-        _fail(where, "scores", "too large")
+    if scores is not None and not _numbers(scores, 3):
+        _fail(where, "scores", "expected null or a list (of lists) of at most 64 integers each")
     return GameRecord(game, version, options, seed, players, moves, notation,
                       [float(r) for r in returns], obj["terminated"], obj["truncated"], scores, digest)
 
@@ -217,13 +226,36 @@ def write_record(record: GameRecord, path) -> str:
     return os.fspath(path)
 
 
-def save_records(records, directory, stem: str) -> list[str]:
-    """Write ``records`` as ``directory/<stem>-<k>.json`` (k = 00000, 00001, ...); the paths."""
+def record_paths(directory, stem: str, n: int) -> list[str]:
+    """The files :func:`save_records` writes for ``n`` records; RecordError if one exists already
+    or ``directory`` is a file (so a run can refuse before it plays rather than after)."""
     directory = os.fspath(directory)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise RecordError(f"{directory!r} is a file; give a directory for the records")
-    os.makedirs(directory, exist_ok=True)
-    return [write_record(r, os.path.join(directory, f"{stem}-{k:05d}.json")) for k, r in enumerate(records)]
+    paths = [os.path.join(directory, f"{stem}-{k:05d}.json") for k in range(n)]
+    taken = next((p for p in paths if os.path.exists(p)), None)
+    if taken is not None:
+        raise RecordError(f"{taken!r} exists already; records are never overwritten (choose another directory)")
+    return paths
+
+
+def free_stem(directory, stem: str) -> str:
+    """``stem``, or ``stem-2``, ``stem-3``, ... : the first whose first record file is free."""
+    out, n = stem, 1
+    while os.path.exists(os.path.join(os.fspath(directory), f"{out}-00000.json")):
+        n += 1
+        out = f"{stem}-{n}"
+    return out
+
+
+def save_records(records, directory, stem: str) -> list[str]:
+    """Write ``records`` as ``directory/<stem>-<k>.json`` (k = 00000, 00001, ...); the paths."""
+    paths = record_paths(directory, stem, len(records))
+    try:
+        os.makedirs(os.fspath(directory), exist_ok=True)
+        return [write_record(r, p) for r, p in zip(records, paths)]
+    except OSError as e:
+        raise RecordError(f"cannot write records to {os.fspath(directory)!r}: {e.strerror or e}") from None
 
 
 # -- checking and replaying -------------------------------------------------------------------
@@ -258,6 +290,11 @@ def replay_states(core: GameCore, record: GameRecord, check_result: bool = True)
         to_act = int(state.current_player[0])
         if seat != to_act:
             raise RecordError(f"move {k} ({name!r}) is by seat {seat}, but seat {to_act} is to act")
+        if seat == CHANCE_PLAYER:  # drawn from the game's stream: the draw must be the record's
+            drawn = int(core.sample_chance(state)[0])
+            if drawn != action:
+                raise RecordError(f"move {k}: the chance outcome {name!r} is not the one the game's stream "
+                                  f"draws there ({core.action_to_string(drawn)!r})")
         if action >= core.num_actions or not core.legal_action_mask(state)[0, action]:
             raise RecordError(f"move {k} ({name!r}, action {action}) is not legal there")
         if core.action_to_string(action) != name:
@@ -274,6 +311,8 @@ def replay_states(core: GameCore, record: GameRecord, check_result: bool = True)
                           f"the record says terminated={record.terminated}, truncated={record.truncated}")
     if [float(r) for r in returns] != record.returns:
         raise RecordError(f"the replayed returns {returns.tolist()} are not the record's {record.returns}")
+    if _scores(core, state, 0) != record.scores:
+        raise RecordError(f"the replayed scores {_scores(core, state, 0)} are not the record's {record.scores}")
     if state_digest(state, 0) != record.final_state:
         raise RecordError("the replayed final state differs from the record's (final_state digest)")
 

@@ -34,7 +34,8 @@ class Renderer:
             raise RuntimeError("call reset() before render()")
         if self.render_mode == "ansi":
             return self.core.render_ansi(state, 0)
-        img = self.core.render_rgb(state, 0, last_move)
+        # a core of another package may draw without the last move
+        img = self.core.render_rgb(state, 0) if last_move is None else self.core.render_rgb(state, 0, last_move)
         if self.render_mode == "rgb_array":
             return img
         if self._window is None:

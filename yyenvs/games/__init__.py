@@ -41,14 +41,15 @@ def variants() -> list[tuple[str, dict]]:
 
 
 def load_record(path, core: GameCore | None = None):
-    """``(record, core)``: the game record in file ``path`` and the core it was played on.
+    """``(record, core)``: the game record in file ``path`` and the core it was played on, after
+    replaying it (:func:`~yyenvs.core.record.replay`: every move and the result checked).
 
     With ``core``, the record must be a game of that core (same game, version and options);
     without, the core is built from the record's game and options.  Options naming files (Yin
     Yang's ``data_file``) are not followed from a record: pass such a core yourself.  Raises
     :class:`~yyenvs.core.errors.RecordError` naming what is wrong.
     """
-    from yyenvs.core.record import check_record, read_record
+    from yyenvs.core.record import read_record, replay
     record = read_record(path)
     if core is None:
         spec = GAMES.get(record.game)
@@ -63,5 +64,5 @@ def load_record(path, core: GameCore | None = None):
             core = make_core(record.game, **record.options)
         except OptionError as e:
             raise RecordError(f"the record's options do not fit {record.game}: {e}") from None
-    check_record(record, core)
+    replay(core, record)
     return record, core

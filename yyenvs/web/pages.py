@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from html import escape
 from importlib import resources
 
@@ -22,9 +23,13 @@ def _template() -> str:
 
 
 def fill(title: str, data: dict) -> str:
-    """The page with ``title`` and ``data`` (``</`` escaped so that no string ends the script)."""
-    blob = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
-    return _template().replace("__TITLE__", escape(title)).replace("__DATA__", blob)
+    """The page with ``title`` and ``data``, both placeholders filled in one pass (so that a
+    placeholder inside a name stays text); in the JSON ``<``, ``>`` and ``&`` are written as
+    escapes, so that no string can end or confuse the script element that holds it."""
+    blob = (json.dumps(data, ensure_ascii=False)
+            .replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
+    parts = {"__TITLE__": escape(title), "__DATA__": blob}
+    return re.sub("__TITLE__|__DATA__", lambda m: parts[m.group(0)], _template())
 
 
 def pack_frames(frames: list[str]) -> dict:
@@ -52,14 +57,16 @@ def unpack_frames(packed: dict) -> list[str]:
     return out
 
 
-def result_text(core, record: GameRecord) -> str:
-    """The result in words: who won (or the placings), and the returns."""
-    names = [f"{p} (seat {s})" for s, p in enumerate(record.players)]
-    if record.truncated and not record.terminated:
+def result_text(players, returns, terminated: bool) -> str:
+    """The result in words: who won (or that it was a draw, or stopped), with the returns."""
+    ret = ", ".join(f"{r:g}" for r in returns)
+    if not terminated:
         return "stopped before the end (no result)"
-    best = max(record.returns)
-    winners = [n for n, r in zip(names, record.returns) if r == best]
-    ret = ", ".join(f"{r:g}" for r in record.returns)
+    if len(players) == 1:
+        return f"{players[0]} finished with {ret}"
+    names = [f"{p} (seat {s})" for s, p in enumerate(players)]
+    best = max(returns)
+    winners = [n for n, r in zip(names, returns) if r == best]
     if len(winners) == len(names):
         return f"draw (returns {ret})"
     return f"{' and '.join(winners)} {'win' if len(winners) > 1 else 'wins'} (returns {ret})"
@@ -74,7 +81,8 @@ def replay_page(core, record: GameRecord) -> str:
     who = lambda seat: "chance" if seat < 0 else record.players[seat]  # noqa: E731
     moves = [f"{who(seat)}: {name}" for (seat, _), name in zip(record.moves, record.notation)]
     return fill(title, {"mode": "replay", "moves": moves, "frames": pack_frames(frames),
-                        "result": result_text(core, record), "players": record.players})
+                        "result": result_text(record.players, record.returns, record.terminated),
+                        "players": record.players})
 
 
 def play_page(title: str) -> str:

@@ -7,22 +7,27 @@ agents answer until it is the person's turn again, and writes the game as a reco
 ``POST new`` starts the next game (the next seed).
 
 Only legal moves are played: anything else is answered with HTTP 400 and a message, and the
-game is unchanged.  The server answers only requests for its own address (a page elsewhere
-cannot reach it through another host name), reads at most a few KB per request, and serves
-nothing from disk.
+game is unchanged.  The server answers only requests addressed to its own host and port (no
+other host name can be pointed at it), takes moves only as ``application/json`` from its own
+page (a browser sends another site's JSON only after asking, and the server never agrees; a
+request that says it comes from another origin or site is refused), reads at most a few KB per
+request, and serves nothing from disk.
 """
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
-from yyenvs.core.contract import CHANCE_PLAYER
-from yyenvs.core.record import make_record, save_records
+from yyenvs.core.errors import RecordError
+from yyenvs.core.record import free_stem, make_record, save_records
+from yyenvs.web.pages import result_text
 
 MAX_BODY = 4096
+MAX_SEED = 2**63
 
 
 class PlaySession:
@@ -30,7 +35,8 @@ class PlaySession:
 
     ``agents[p]``: the agent of seat ``p`` (None for the person); ``names[p]``: how records
     name it.  Games use seeds ``seed``, ``seed + 1``, ...; each finished game is written to
-    ``save_dir`` as ``human-<seed>-00000.json`` (None: not saved).
+    ``save_dir`` as ``human-<date>-<time>-<game>-00000.json`` (None: not saved; a record that
+cannot be written is reported in the view, the game is not undone).
     """
 
     def __init__(self, core, agents, names, seed: int = 0, save_dir=None):
@@ -38,20 +44,25 @@ class PlaySession:
             raise ValueError(f"one agent and one name per seat: {core.num_players} seats")
         if all(a is not None for a in agents):
             raise ValueError("no seat is the person's")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < MAX_SEED:
+            raise ValueError(f"seed must be an integer from 0 to {MAX_SEED - 1}, got {seed!r}")
         self.core, self.agents, self.names = core, list(agents), [str(n) for n in names]
         self.save_dir = save_dir
         self.seed = int(seed) - 1
         self.lock = threading.Lock()
         self.saved: list[str] = []
-        self._saved_seed = None
+        self.save_error = ""
+        self._games = 0  # games begun: the k of the record names
         self.new_game()
 
     def new_game(self) -> None:
         self.seed += 1
+        self._games += 1
         self.state = self.core.init(np.array([self.seed], dtype=np.uint64))
         self.moves: list[tuple[int, int]] = []
         self.returns = np.zeros(self.core.num_players)
-        self.chance_rng = np.random.default_rng(self.seed)
+        self.save_error = ""
+        self._saved = False
         self._advance()
 
     def _apply(self, action: int) -> None:
@@ -64,18 +75,20 @@ class PlaySession:
         core, st = self.core, self.state
         while not st.done[0]:
             seat = int(st.current_player[0])
-            if seat == CHANCE_PLAYER:
-                p = core.chance_probabilities(st)[0]
-                self._apply(int(self.chance_rng.choice(p.size, p=p / p.sum())))
+            if core.explicit_chance and core.is_chance_node(st)[0]:
+                self._apply(int(core.sample_chance(st)[0]))  # the game's own draw, as records replay it
             elif self.agents[seat] is None:
                 return
             else:
-                mask = core.legal_action_mask(st)
-                self._apply(int(self.agents[seat](st.copy(), mask)[0]))
-        if self.save_dir is not None and self._saved_seed != self.seed:
-            record = make_record(self.core, self.seed, self.names, self.moves, st, 0)
-            self.saved += save_records([record], self.save_dir, f"human-{self.seed}")
-            self._saved_seed = self.seed
+                self._apply(int(self.agents[seat](st.copy(), core.legal_action_mask(st))[0]))
+        if self.save_dir is not None and not self._saved:
+            self._saved = True
+            try:  # a record that cannot be written is reported on the page; the game stands
+                record = make_record(core, self.seed, self.names, self.moves, st, 0)
+                stem = free_stem(self.save_dir, f"human-{time.strftime('%Y%m%d-%H%M%S')}-{self._games}")
+                self.saved += save_records([record], self.save_dir, stem)
+            except RecordError as e:
+                self.save_error = f"the game could not be saved: {e}"
 
     def play(self, action) -> None:
         """The person's move; ValueError (nothing changes) unless it is theirs to make and legal."""
@@ -89,8 +102,13 @@ class PlaySession:
             raise ValueError(f"action must be an integer from 0 to {self.core.num_actions - 1}, got {action!r}")
         if not self.core.legal_action_mask(st)[0, action]:
             raise ValueError(f"{self.core.action_to_string(action)!r} is not a legal move now")
-        self._apply(action)
-        self._advance()
+        before = (st.copy(), list(self.moves), self.returns.copy())
+        try:
+            self._apply(action)
+            self._advance()
+        except Exception:  # an agent that fails: the person's move is taken back, nothing changes
+            self.state, self.moves, self.returns = before
+            raise
 
     def view(self) -> dict:
         """What the page shows: the picture, the legal moves with their click targets, the moves so far."""
@@ -105,22 +123,21 @@ class PlaySession:
                      for a in np.flatnonzero(core.legal_action_mask(st)[0])]
         who = lambda s: "chance" if s < 0 else f"{self.names[s]} (seat {s})"  # noqa: E731
         if over:
-            returns = self.returns.tolist()
-            best = max(returns)
-            winners = [who(s) for s, r in enumerate(returns) if r == best]
-            result = ("stopped before the end (no result)" if not st.terminated[0] else
-                      "draw" if len(winners) == len(returns) else " and ".join(winners) + " won")
+            result = result_text(self.names, self.returns.tolist(), bool(st.terminated[0]))
             status = "game over"
         else:
             result = ""
             status = "your move" if self.agents[seat] is None else f"{who(seat)} to move"
         return {"svg": core.render_svg(st, 0, last), "legal": legal, "over": over, "status": status,
                 "result": result, "moves": [f"{who(s)}: {core.action_to_string(a)}" for s, a in self.moves],
-                "seed": self.seed, "saved": self.saved[-1] if self.saved and over else None}
+                "seed": self.seed, "save_error": self.save_error,
+                "saved": self.saved[-1] if over and self._saved and not self.save_error else None}
 
 
 def _handler(session: PlaySession, page: str):
     class Handler(BaseHTTPRequestHandler):
+        timeout = 10  # seconds a client may take to send its request
+
         def log_message(self, *args):  # quiet: the terminal shows the URL only
             pass
 
@@ -136,9 +153,12 @@ def _handler(session: PlaySession, page: str):
             self._send(code, json.dumps(obj).encode(), "application/json")
 
         def _own_host(self) -> bool:
-            host = self.headers.get("Host", "")
             port = self.server.server_address[1]
-            return host in (f"127.0.0.1:{port}", f"localhost:{port}")
+            own = (f"127.0.0.1:{port}", f"localhost:{port}")
+            origin = self.headers.get("Origin")
+            return (self.headers.get("Host", "") in own
+                    and (origin is None or origin in tuple(f"http://{h}" for h in own))
+                    and self.headers.get("Sec-Fetch-Site", "same-origin") in ("same-origin", "none"))
 
         def do_GET(self):
             if not self._own_host():
@@ -153,6 +173,8 @@ def _handler(session: PlaySession, page: str):
         def do_POST(self):
             if not self._own_host():
                 return self._json(403, {"error": "wrong host"})
+            if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+                return self._json(415, {"error": "send moves as application/json"})
             try:
                 n = int(self.headers.get("Content-Length", "0"))
             except ValueError:
@@ -161,7 +183,7 @@ def _handler(session: PlaySession, page: str):
                 return self._json(400, {"error": f"a request body of 0 to {MAX_BODY} bytes is expected"})
             try:
                 body = json.loads(self.rfile.read(n) or b"{}")
-            except ValueError:
+            except (ValueError, RecursionError):
                 return self._json(400, {"error": "the request body is not JSON"})
             if not isinstance(body, dict):
                 return self._json(400, {"error": "the request body must be a JSON object"})
@@ -175,6 +197,8 @@ def _handler(session: PlaySession, page: str):
                         return self._json(404, {"error": f"no action {self.path!r}"})
                 except ValueError as e:
                     return self._json(400, {"error": str(e)})
+                except Exception as e:  # an agent failed; play() took the move back
+                    return self._json(500, {"error": f"the agent failed: {type(e).__name__}: {e}"})
                 return self._json(200, session.view())
 
     return Handler

@@ -3,10 +3,8 @@ coordinates, the pieces with their values, the totem, both stocks, whose turn it
 move; and the click targets of the play page."""
 from __future__ import annotations
 
-import numpy as np
-
 from yyenvs.core.scene import Scene
-from yyenvs.games.yoxii.rules import CELL_RC, NUM_CELLS, NUM_VALUES, PLAYER_NAMES, SIZE
+from yyenvs.games.yoxii.rules import CELL_RC, NUM_CELLS, NUM_VALUES, PLAYER_NAMES, SIZE, final_winner
 
 COLUMNS = "abcdefg"  # west to east; rows are numbered 7 (north) to 1
 CELL, MARGIN, PANEL = 60, 28, 220
@@ -55,9 +53,9 @@ def scene(core, state, index: int, last_move=None) -> Scene:
             sc.text(x0 + 34, y + 28, f"around the totem: {int(scores[seat, 0])} ({int(scores[seat, 1])} pieces)",
                     11, INK)
     y = 240
-    if state.terminated[index]:
-        w = np.flatnonzero(state.rewards[index] > 0)
-        sc.text(x0, y, (PLAYER_NAMES[int(w[0])].capitalize() + " wins") if w.size else "draw", 16,
+    if state.terminated[index]:  # the winner from the board (rewards hold the last step only)
+        w = int(final_winner(state.board[index], int(state.totem[index])))
+        sc.text(x0, y, (PLAYER_NAMES[w].capitalize() + " wins") if w >= 0 else "draw", 16,
                 (160, 30, 30), bold=True)
     elif state.truncated[index]:
         sc.text(x0, y, "stopped (no result)", 14, (160, 30, 30), bold=True)

@@ -1,9 +1,7 @@
 """The text picture of one Yoxii game (``render_ansi``); the drawn one is in :mod:`.picture`."""
 from __future__ import annotations
 
-import numpy as np
-
-from yyenvs.games.yoxii.rules import CELL_RC, NUM_CELLS, PLAYER_NAMES, SIZE
+from yyenvs.games.yoxii.rules import CELL_RC, NUM_CELLS, PLAYER_NAMES, SIZE, final_winner
 
 COLUMNS = "abcdefg"  # column letters, west to east; rows are numbered 7 (north) to 1
 
@@ -20,9 +18,9 @@ def ansi(state, index: int) -> str:
     lines.append("   " + "".join(f" {ch} " for ch in COLUMNS))
     stock = state.stock[index].tolist()  # Python ints: numpy 2 would print np.int8(5)
     lines.append(f"stock white {stock[0]}  red {stock[1]}  (values 1-4)")
-    if state.terminated[index]:
-        w = np.flatnonzero(state.rewards[index] > 0)
-        lines.append("game over: " + (PLAYER_NAMES[int(w[0])] + " wins" if w.size else "draw"))
+    if state.terminated[index]:  # the winner from the board (rewards hold the last step only)
+        w = int(final_winner(state.board[index], int(state.totem[index])))
+        lines.append("game over: " + (PLAYER_NAMES[w] + " wins" if w >= 0 else "draw"))
     else:
         lines.append(f"{PLAYER_NAMES[int(state.current_player[index])]} to move")
     return "\n".join(lines)
