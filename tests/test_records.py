@@ -229,3 +229,29 @@ def test_a_replay_page_stays_small():
         assert unpack_frames(pack_frames(frames)) == frames
         assert len(page.encode()) < 400_000, (game, options, len(page))
         assert len(page.encode()) < sum(map(len, frames)) / 5 or game == "koi"
+
+
+def test_yoxii_text_boards_round_trip_and_refuse_bad_boards():
+    core = make_core("yoxii")
+    fields = ("board", "totem", "stock", "current_player", "ply", "terminated", "rewards")
+    rng = np.random.default_rng(5)
+    for seed in range(6):
+        st = core.init(np.array([seed], np.uint64))
+        while True:
+            back = core.from_text(core.to_text(st))
+            assert all(np.array_equal(getattr(st, f), getattr(back, f)) for f in fields), core.to_text(st)
+            if st.done[0]:
+                break
+            core.step(st, np.array([rng.choice(np.flatnonzero(core.legal_action_mask(st)[0]))]))
+    start = core.to_text(core.init(np.zeros(1, np.uint64)))
+    lines = start.splitlines()
+    for text, message in (
+            ("\n".join(lines[:6]), "7 lines of 7 tokens"),
+            (start.replace("T", "."), "exactly one T"),
+            (start.replace("-", ".", 1), "missing corner square"),
+            (start.replace(".", "X1", 1), "unknown token"),
+            (start.replace(".", "W1", 2), "as many pieces as Red or one more"),
+            (start.replace(".", "W4", 4).replace(".", "R4", 4), "more pieces of a value"),
+            (7, "is a string")):
+        with pytest.raises(ValueError, match=message):
+            core.from_text(text)

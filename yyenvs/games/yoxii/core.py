@@ -14,6 +14,7 @@ import numpy as np
 from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.rng import game_seeds
 from yyenvs.games.yoxii import picture, render
+from yyenvs.games.yoxii import text as yoxii_text
 from yyenvs.games.yoxii.features import ACTION_FEATURE_NAMES, NUM_ACTION_FEATURES, action_features_kernel
 from yyenvs.games.yoxii.rules import (
     CELL_RC,
@@ -164,6 +165,17 @@ class YoxiiCore(GameCore):
         self.check_state(state)
         return np.stack([adjacent_totals(state.board[b], state.totem[b])
                          for b in range(state.batch_size)])
+
+    # -- text boards ------------------------------------------------------------
+    def from_text(self, text: str) -> YoxiiState:
+        """A one-row state from a text board (:mod:`~yyenvs.games.yoxii.text`): seven lines of seven
+        tokens, ``-`` corner, ``.`` empty, ``T`` totem, ``W1``-``W4`` / ``R1``-``R4`` pieces."""
+        return yoxii_text.from_text(self, text)
+
+    def to_text(self, state: YoxiiState, index: int = 0) -> str:
+        """The text board of row ``index`` in the format of :meth:`from_text`."""
+        self.check_state(state)
+        return yoxii_text.to_text(state, index)
 
     # -- rendering --------------------------------------------------------------
     def render_ansi(self, state: YoxiiState, index: int = 0) -> str:
