@@ -45,11 +45,12 @@ class Scene:
     def line(self, x1, y1, x2, y2, stroke, width=1.0):
         self.shapes.append(("line", (x1, y1, x2, y2), None, stroke, width, None))
 
-    def text(self, x, y, text, size=12, fill=(20, 20, 20), anchor="start", bold=False):
-        """``text`` with its baseline's middle-left (or middle, end) at (x, y): y is the line's centre."""
+    def text(self, x, y, text, size=12, fill=(20, 20, 20), anchor="start", bold=False, halo=None):
+        """``text`` with its start (or middle, end) at (x, y), y the line's centre; ``halo``: a colour
+        drawn around the letters, so that a label stays readable over lines and other labels."""
         if anchor not in ANCHORS:
             raise ValueError(f"anchor must be one of {sorted(ANCHORS)}, got {anchor!r}")
-        self.shapes.append(("text", (x, y, str(text), size, anchor, bold), fill, None, 0, None))
+        self.shapes.append(("text", (x, y, str(text), size, anchor, bold), fill, halo, 0, None))
 
     # -- output --------------------------------------------------------------
     def svg(self) -> str:
@@ -59,7 +60,7 @@ class Scene:
                f'<rect width="{self.width}" height="{self.height}" fill="{_hex(self.background)}"/>']
         for kind, g, fill, stroke, sw, target in self.shapes:
             paint = f' fill="{_hex(fill)}"'
-            if stroke is not None:
+            if stroke is not None and kind != "text":
                 paint += f' stroke="{_hex(stroke)}" stroke-width="{_num(sw)}"'
             if target is not None:
                 paint += f' data-target="{escape(str(target))}"'
@@ -78,8 +79,10 @@ class Scene:
             else:
                 x, y, text, size, anchor, bold = g
                 weight = ' font-weight="bold"' if bold else ""
+                halo = (f' stroke="{_hex(stroke)}" stroke-width="3" paint-order="stroke" stroke-linejoin="round"'
+                        if stroke is not None else "")
                 out.append(f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
-                           f'text-anchor="{anchor}" dominant-baseline="central"{weight} '
+                           f'text-anchor="{anchor}" dominant-baseline="central"{weight}{halo} '
                            f'fill="{_hex(fill)}">{escape(text)}</text>')
         out.append("</svg>")
         return "\n".join(out)
@@ -96,7 +99,7 @@ class Scene:
         for kind, g, fill, stroke, sw, _ in self.shapes:
             f = None if fill is None else tuple(int(c) for c in fill)
             o = None if stroke is None else tuple(int(c) for c in stroke)
-            w = max(1, round(sw * s)) if stroke is not None else 0
+            w = max(1, round(sw * s)) if stroke is not None and kind != "text" else 0
             if kind == "rect":
                 x, y, rw, rh = (v * s for v in g)
                 pen.rectangle((x, y, x + rw, y + rh), fill=f, outline=o, width=w)
@@ -114,8 +117,9 @@ class Scene:
                 font = fonts.get(px)
                 if font is None:
                     font = fonts[px] = ImageFont.load_default(size=px)
+                halo = {} if o is None else {"stroke_width": max(1, round(1.5 * s)), "stroke_fill": o}
                 # the built-in font has no bold face: bold text gets a one-pixel shadow
                 if bold:
-                    pen.text((x * s + 1, y * s), text, fill=f, font=font, anchor=ANCHORS[anchor] + "m")
-                pen.text((x * s, y * s), text, fill=f, font=font, anchor=ANCHORS[anchor] + "m")
+                    pen.text((x * s + 1, y * s), text, fill=f, font=font, anchor=ANCHORS[anchor] + "m", **halo)
+                pen.text((x * s, y * s), text, fill=f, font=font, anchor=ANCHORS[anchor] + "m", **halo)
         return np.asarray(img, dtype=np.uint8).copy()

@@ -43,9 +43,9 @@ def scene(core, state, index: int, last_move=None) -> Scene:
     else:
         status = f"{_seat_name(s.current_player[i])} to act"
     sc.rect(0, 0, W, TOP - 6, (60, 50, 40))
+    phase = "" if s.terminated[i] else f"{PHASE_NAMES[int(f[L.F_PHASE])]}   "
     sc.text(12, 19, f"Yin Yang, {P} player{'s' if P > 1 else ''}{' (solo)' if core.solo else ''}   "
-                    f"round {int(f[L.F_ROUND])}/5   {PHASE_NAMES[int(f[L.F_PHASE])]}   {status}", 15,
-            (250, 245, 230), bold=True)
+                    f"round {int(f[L.F_ROUND])}/5   {phase}{status}", 15, (250, 245, 230), bold=True)
     if last_move is not None:
         who = "chance" if int(last_move[0]) < 0 else _seat_name(last_move[0])
         sc.text(W - 12, 19, f"last: {who}, {core.action_to_string(last_move[1])}", 12, (250, 230, 170), "end")
@@ -86,15 +86,15 @@ def _map(core, s, i, sc: Scene) -> None:
         for q in range(core.num_players):
             if s.players[i, q, L.Q_PAWN] == c:
                 sc.circle(x - 12 + 8 * q, y + 13, 5, SEAT[q], INK, 1)
-        sc.text(x, y + 24, d.city_names[c], 9, INK, "middle")
-    # the kingdoms' names, in a legend along the map's foot
-    x = 12
-    for k, name in enumerate(d.kingdom_names):
-        sc.rect(x, TOP + MAP_H - 18, 12, 12, KINGDOM[k % len(KINGDOM)], INK, 1)
-        sc.text(x + 16, TOP + MAP_H - 12, name, 10, INK)
-        x += 30 + 7 * len(name)
-    sc.circle(x + 6, TOP + MAP_H - 12, 6, (250, 235, 110), INK, 1)
-    sc.text(x + 16, TOP + MAP_H - 12, "capital", 10, INK)
+    for c in range(N):  # the names last, over every city and road
+        x, y = _city_xy(d, c)
+        sc.text(x, y + 21, d.city_names[c], 9, INK, "middle", halo=(236, 228, 205))
+    # the kingdoms' names: a legend in the map's top left corner
+    for k, name in enumerate(list(d.kingdom_names) + ["capital"]):
+        y = TOP + 14 + 15 * k
+        colour = KINGDOM[k % len(KINGDOM)] if k < len(d.kingdom_names) else (250, 235, 110)
+        sc.rect(10, y - 6, 12, 12, colour, INK, 1)
+        sc.text(26, y, name, 10, INK, halo=(236, 228, 205))
 
 
 def _taiji(core, s, i, sc: Scene) -> None:
