@@ -211,6 +211,15 @@ def test_cli_saves_games_and_replays_them(tmp_path, capsys):
     html = out.read_text()
     assert html.startswith("<!DOCTYPE html>") and "http://" not in html.replace(
         'xmlns="http://www.w3.org/2000/svg"', "").replace("xmlns=\\\"http://www.w3.org/2000/svg\\\"", "")
+    for game, extra in (("yoxii", []), ("yinyang", ["--option", "num_players=3"]),
+                        ("yinyang", ["--option", "num_players=1"])):  # one command: play a game, write its page
+        page = tmp_path / f"{game}-{len(extra)}.html"
+        assert replay_main(["--game", game, *extra, "--agents", "greedy", *(["random"] if not extra or
+                            extra[1] != "num_players=1" else []), "-o", str(page)]) == 0
+        assert page.read_text().count('"mode": "replay"') == 1
+    for argv in ([], ["x.json", "--game", "koi"], ["--game", "koi", "--agents", "greedy"]):
+        with pytest.raises(SystemExit):
+            replay_main(argv)
     capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text("{")

@@ -1,40 +1,71 @@
 """yyenvs replay: write a game record as one self-contained HTML page (no network needed).
 
     yyenvs replay games/0-1-00000.json -o game.html
+    yyenvs replay --game koi --agents pretrained greedy -o game.html   # play one game, then write it
 
 The page shows the board after every move, the move list in the game's notation, a slider, the
-arrow keys (Home / End for the ends) and the result.  The record is replayed and checked first.
+arrow keys (Home / End for the ends) and the result.  A record is replayed and checked first.
 """
 from __future__ import annotations
 
 import os
 import sys
 
-from yyenvs.cli import ArgumentParser, parse_options, run
+import numpy as np
+
+from yyenvs.cli import ArgumentParser, parse_options, run, seed_int
 from yyenvs.core.errors import OptionError, RecordError
-from yyenvs.core.record import read_record
-from yyenvs.games import game_spec, load_record, make_core
+from yyenvs.core.record import GameRecorder, read_record
+from yyenvs.games import GAMES, game_spec, load_record, make_core
+
+
+def _play_one(core, specs, seed: int):
+    """The record of one game between ``specs`` (seats alternating from the first), seed ``seed``."""
+    from yyenvs.agents import make_agent
+    from yyenvs.agents.match import play_games, seat_pattern
+    agents = [make_agent(spec, core, seed + k) for k, spec in enumerate(specs)]
+    seats = np.zeros((1, 1), np.int64) if core.num_players == 1 else seat_pattern(0, 1, core.num_players, 1)
+    seeds = np.array([seed], np.uint64)
+    recorder = GameRecorder(seeds, [[specs[e] for e in seats[0]]])
+    play_games(core, agents, seats, seeds, recorder=recorder)
+    return recorder.records[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs replay", description=__doc__.splitlines()[0])
-    parser.add_argument("record", help="a game record (.json), from --save-games of yyenvs play or eval")
+    parser.add_argument("record", nargs="?", help="a game record (.json), from --save-games of yyenvs play or eval")
     parser.add_argument("-o", "--out", default=None, help="the HTML file to write (default: the record's "
-                                                          "name with .html)")
+                                                          "name with .html, or game.html)")
+    parser.add_argument("--game", choices=list(GAMES), default=None,
+                        help="without a record: play one game of this game and write its page")
+    parser.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
+                        help="with --game: the agents, first seat first (default: pretrained greedy; one "
+                             "for the solo game)")
+    parser.add_argument("--seed", type=seed_int, default=0, help="with --game: the game's seed")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a game option the record names a file for (Yin Yang's data_file)")
+                        help="a game option: with --game, any; with a record, one it names a file for "
+                             "(Yin Yang's data_file)")
     args = parser.parse_args(argv)
+    if (args.record is None) == (args.game is None):
+        parser.error("give a record, or --game to play one game")
     from yyenvs.web.pages import replay_page
-    out = args.out or os.path.splitext(args.record)[0] + ".html"
+    out = args.out or (os.path.splitext(args.record)[0] + ".html" if args.record else "game.html")
     try:
         given = parse_options(args.option)
-        core = None
-        if given:  # the record's options, with the file options the user gives (never the record's)
-            record = read_record(args.record)
-            paths = {o.name for o in game_spec(record.game).options if o.kind == "path"}
-            core = make_core(record.game, **{**{k: v for k, v in record.options.items() if k not in paths},
-                                             **given})
-        record, core = load_record(args.record, core)
+        if args.game is not None:
+            core = make_core(args.game, **given)
+            specs = args.agents or (["greedy"] if core.num_players == 1 else ["pretrained", "greedy"])
+            if len(specs) != min(core.num_players, 2):
+                parser.error(f"--agents takes {min(core.num_players, 2)} agent(s) for this game")
+            record = _play_one(core, specs, args.seed)
+        else:
+            core = None
+            if given:  # the record's options, with the file options the user gives (never the record's)
+                record = read_record(args.record)
+                paths = {o.name for o in game_spec(record.game).options if o.kind == "path"}
+                core = make_core(record.game, **{**{k: v for k, v in record.options.items() if k not in paths},
+                                                 **given})
+            record, core = load_record(args.record, core)
         page = replay_page(core, record)
     except (OptionError, RecordError) as e:
         print(f"yyenvs replay: error: {e}", file=sys.stderr)
