@@ -264,3 +264,34 @@ def test_yoxii_text_boards_round_trip_and_refuse_bad_boards():
             (7, "is a string")):
         with pytest.raises(ValueError, match=message):
             core.from_text(text)
+
+
+@pytest.mark.parametrize("game,options", VARIANTS)
+def test_position_text_round_trips_in_every_game(game, options):
+    from yyenvs.core.record import position_text
+    from yyenvs.games import read_position
+    core = make_core(game, **options)
+    rec = _records(core, 2)["records"][1]
+    for k in (0, len(rec.moves) // 2, len(rec.moves)):
+        text = position_text(core, rec.seed, rec.moves[:k])
+        back, state, seed, moves = read_position(text)
+        assert moves == rec.moves[:k] and seed == rec.seed and position_text(back, seed, moves) == text
+        assert state_digest(state, 0) == state_digest(replay(core, rec)[k], 0)
+
+
+def test_bad_position_texts_are_refused_by_name():
+    from yyenvs.core.record import position_text
+    from yyenvs.games import read_position
+    core = make_core("koi")
+    good = position_text(core, 3, [(0, core.string_to_action("place e1"))])
+    head, seed, move = good.splitlines()
+    for text, message in (("", "starts with"), ("koi {}", "starts with"), ("koi v9 {}\nseed 1", "version 9"),
+                          ("chess v0 {}\nseed 1", "'chess'"), ("koi v0 {board_size: 9}\nseed 1", "not a JSON"),
+                          ("koi v0 {\"board_size\": 8}\nseed 1", "do not fit koi"),
+                          (f"{head}\nseed -1", "seed <n>"), (f"{head}\nseeds 1", "seed <n>"),
+                          (f"{head}\n{seed}\nplace z9", "move 0"), (f"{head}\n{seed}\n{move}\n{move}", "not legal"),
+                          (7, "is text")):
+        with pytest.raises(RecordError, match=message):
+            read_position(text)
+    with pytest.raises(RecordError, match="not of koi with"):
+        read_position(good, make_core("koi", board_size=7))

@@ -12,11 +12,11 @@ from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.errors import IllegalActionError, OpponentError, OptionError, RecordError
 from yyenvs.core.spec import GameSpec, Option
 from yyenvs.envs.registration import register_all
-from yyenvs.games import GAMES, game_spec, load_record, make_core
+from yyenvs.games import GAMES, game_spec, load_record, make_core, read_position
 
 __version__ = "0.1.0"
 __all__ = ["BatchState", "CHANCE_PLAYER", "GAMES", "GameCore", "GameSpec", "IllegalActionError", "OpponentError",
-           "Option", "OptionError", "RecordError", "game_spec", "load_record", "make_core", "yoxii_v0", "koi_v0",
+           "Option", "OptionError", "RecordError", "game_spec", "load_record", "make_core", "read_position", "yoxii_v0", "koi_v0",
            "yinyang_v1"]
 
 register_all()

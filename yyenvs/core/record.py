@@ -276,6 +276,28 @@ def check_record(record: GameRecord, core: GameCore) -> None:
         raise RecordError(f"the record names {len(record.players)} players; the game has {core.num_players}")
 
 
+def play_move(core: GameCore, state, seat: int, action: int, name: str, k: int) -> None:
+    """Step one-row ``state`` with move ``k`` of a record or position, checking it first: the game
+    is running, ``seat`` is to act, a chance outcome is the game's own draw, the action is legal
+    and ``name`` is its notation.  RecordError naming the move otherwise."""
+    if state.done[0]:
+        raise RecordError(f"move {k} ({name!r}) comes after the game ended")
+    to_act = int(state.current_player[0])
+    if seat != to_act:
+        raise RecordError(f"move {k} ({name!r}) is by seat {seat}, but seat {to_act} is to act")
+    if seat == CHANCE_PLAYER:  # drawn from the game's stream: the draw must be the record's
+        drawn = int(core.sample_chance(state)[0])
+        if drawn != action:
+            raise RecordError(f"move {k}: the chance outcome {name!r} is not the one the game's stream "
+                              f"draws there ({core.action_to_string(drawn)!r})")
+    if action >= core.num_actions or not core.legal_action_mask(state)[0, action]:
+        raise RecordError(f"move {k} ({name!r}, action {action}) is not legal there")
+    if core.action_to_string(action) != name:
+        raise RecordError(f"move {k}: action {action} is {core.action_to_string(action)!r}, "
+                          f"the record calls it {name!r}")
+    core.step(state, np.array([action]))
+
+
 def replay_states(core: GameCore, record: GameRecord, check_result: bool = True):
     """Yield the one-row state before the first move and after each move, checking as it goes:
     each move's seat is the one to act, each action is legal and named as the record names it,
@@ -285,22 +307,7 @@ def replay_states(core: GameCore, record: GameRecord, check_result: bool = True)
     yield state.copy()
     returns = np.zeros(core.num_players)
     for k, ((seat, action), name) in enumerate(zip(record.moves, record.notation)):
-        if state.done[0]:
-            raise RecordError(f"move {k} ({name!r}) comes after the game ended")
-        to_act = int(state.current_player[0])
-        if seat != to_act:
-            raise RecordError(f"move {k} ({name!r}) is by seat {seat}, but seat {to_act} is to act")
-        if seat == CHANCE_PLAYER:  # drawn from the game's stream: the draw must be the record's
-            drawn = int(core.sample_chance(state)[0])
-            if drawn != action:
-                raise RecordError(f"move {k}: the chance outcome {name!r} is not the one the game's stream "
-                                  f"draws there ({core.action_to_string(drawn)!r})")
-        if action >= core.num_actions or not core.legal_action_mask(state)[0, action]:
-            raise RecordError(f"move {k} ({name!r}, action {action}) is not legal there")
-        if core.action_to_string(action) != name:
-            raise RecordError(f"move {k}: action {action} is {core.action_to_string(action)!r}, "
-                              f"the record calls it {name!r}")
-        core.step(state, np.array([action]))
+        play_move(core, state, seat, action, name, k)
         returns += state.rewards[0]
         yield state.copy()
     if not check_result:
@@ -320,3 +327,54 @@ def replay_states(core: GameCore, record: GameRecord, check_result: bool = True)
 def replay(core: GameCore, record: GameRecord) -> list:
     """Every one-row state of the game (see :func:`replay_states`), after checking the whole record."""
     return list(replay_states(core, record))
+
+
+# -- positions as text ------------------------------------------------------------------------
+POSITION_MAX_BYTES = 4 * 2**20
+
+
+def position_text(core: GameCore, seed: int, moves) -> str:
+    """A position as text: ``<game> v<version> <options as JSON>``, ``seed <n>``, then one line per
+    move in the game's notation (chance outcomes too, with explicit chance).  Every game's positions
+    have this form, hidden draws included; :func:`read_position` reads it back."""
+    head = f"{core.name} v{core.spec.version} {json.dumps(json_options(core), sort_keys=True)}"
+    return "\n".join([head, f"seed {int(seed)}"] + [core.action_to_string(a) for _, a in moves]) + "\n"
+
+
+def parse_position(text: str):
+    """``(game, version, options, seed, move names)`` of a position text; RecordError naming what is wrong."""
+    if not isinstance(text, str) or len(text.encode("utf-8", "replace")) > POSITION_MAX_BYTES:
+        raise RecordError(f"a position is text of at most {POSITION_MAX_BYTES // 2**20} MiB, got {show(text)}")
+    lines = [line.strip() for line in text.strip().splitlines()]
+    head = lines[0].split(" ", 2) if lines else []
+    if len(head) != 3 or not head[0].isidentifier() or not head[1].startswith("v") or not head[1][1:].isdigit():
+        raise RecordError("a position starts with '<game> v<version> {options}', e.g. 'koi v0 {}'")
+    try:
+        options = json.loads(head[2], object_pairs_hook=unique_keys)
+    except (ValueError, RecursionError) as e:
+        raise RecordError(f"the position's options are not a JSON object: {e}") from None
+    if not isinstance(options, dict) or any(not isinstance(v, (str, int, float, bool, type(None)))
+                                            for v in options.values()):
+        raise RecordError("the position's options must be a JSON object of strings, numbers, booleans or nulls")
+    seed_line = lines[1].split() if len(lines) > 1 else []
+    if len(seed_line) != 2 or seed_line[0] != "seed" or not seed_line[1].isdigit() or int(seed_line[1]) >= 2**64:
+        raise RecordError("the position's second line is 'seed <n>', n from 0 to 2**64 - 1")
+    if len(lines) - 2 > MAX_MOVES:
+        raise RecordError(f"a position has at most {MAX_MOVES:,} moves")
+    return head[0], int(head[1][1:]), options, int(seed_line[1]), lines[2:]
+
+
+def position_state(core: GameCore, seed: int, names):
+    """``(state, moves)``: the one-row state after the named moves from ``seed``, each checked
+    (:func:`play_move`), and the moves as (seat, action)."""
+    state = core.init(np.array([seed], dtype=np.uint64))
+    moves = []
+    for k, name in enumerate(names):
+        try:
+            action = core.string_to_action(name)
+        except ValueError as e:
+            raise RecordError(f"move {k}: {e}") from None
+        seat = int(state.current_player[0])
+        play_move(core, state, seat, action, name, k)
+        moves.append((seat, action))
+    return state, moves

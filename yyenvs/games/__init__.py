@@ -66,3 +66,29 @@ def load_record(path, core: GameCore | None = None):
             raise RecordError(f"the record's options do not fit {record.game}: {e}") from None
     replay(core, record)
     return record, core
+
+
+def read_position(text: str, core: GameCore | None = None):
+    """``(core, state, seed, moves)`` of a position text (:func:`~yyenvs.core.record.position_text`):
+    the game, version and options of its first line (or ``core``, which they must match), the seed,
+    and the one-row state after its moves, each checked as a record's are.  RecordError otherwise."""
+    from yyenvs.core.record import parse_position, position_state
+    game, version, options, seed, names = parse_position(text)
+    spec = GAMES.get(game)
+    if spec is None:
+        raise RecordError(f"the position is of {game!r}, which yyenvs does not have (it has {sorted(GAMES)})")
+    if version != spec.version:
+        raise RecordError(f"the position is of {game} version {version}; this yyenvs plays version {spec.version}")
+    if core is None:
+        if any(o.kind == "path" and options.get(o.name) is not None for o in spec.options):
+            raise RecordError("the position names a file in its options; build that core yourself and pass it")
+        try:
+            core = make_core(game, **options)
+        except OptionError as e:
+            raise RecordError(f"the position's options do not fit {game}: {e}") from None
+    from yyenvs.core.record import json_options
+    if core.name != game or json_options(core) != options:
+        raise RecordError(f"the position is of {game} with options {options}, not of {core.name} with "
+                          f"{json_options(core)}")
+    state, moves = position_state(core, seed, names)
+    return core, state, seed, moves
