@@ -69,7 +69,7 @@ def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.nd
         raise RuntimeError(f"{core.name}: games still running after max_game_length="
                            f"{core.max_game_length} plies")
     if recorder is not None:
-        recorder.finish(core, state)
+        recorder.finish(core, state, scores)
     return scores, plies
 
 

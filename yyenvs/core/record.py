@@ -88,17 +88,13 @@ def _scores(core: GameCore, state, index: int):
     return np.asarray(fn(state.take([index]))[0]).tolist()
 
 
-def make_record(core: GameCore, seed: int, players, moves, state, index: int) -> GameRecord:
-    """The record of row ``index`` of ``state`` (finished), started from ``seed`` and played by ``moves``."""
-    returns = np.zeros(core.num_players)  # filled by replaying: the one place rewards are summed
-    record = GameRecord(core.name, core.spec.version, json_options(core), int(seed), [str(p) for p in players],
-                        [(int(s), int(a)) for s, a in moves], [core.action_to_string(a) for _, a in moves],
-                        [], bool(state.terminated[index]), bool(state.truncated[index]),
-                        _scores(core, state, index), state_digest(state, index))
-    for st in replay_states(core, record, check_result=False):
-        returns += st.rewards[0]
-    record.returns = [float(r) for r in returns]
-    return record
+def make_record(core: GameCore, seed: int, players, moves, state, index: int, returns) -> GameRecord:
+    """The record of row ``index`` of ``state`` (finished), started from ``seed``, played by ``moves``,
+    with ``returns``, each seat's total reward (summed by whoever played the game)."""
+    return GameRecord(core.name, core.spec.version, json_options(core), int(seed), [str(p) for p in players],
+                      [(int(s), int(a)) for s, a in moves], [core.action_to_string(a) for _, a in moves],
+                      [float(r) for r in returns], bool(state.terminated[index]), bool(state.truncated[index]),
+                      _scores(core, state, index), state_digest(state, index))
 
 
 class GameRecorder:
@@ -116,15 +112,16 @@ class GameRecorder:
         self.seats.append(np.asarray(state.current_player, dtype=np.int64).copy())
         self.actions.append(np.asarray(actions, dtype=np.int64).copy())
 
-    def finish(self, core: GameCore, state) -> list[GameRecord]:
-        """The records of every game of the batch (also kept as ``self.records``), from its final ``state``."""
+    def finish(self, core: GameCore, state, returns) -> list[GameRecord]:
+        """The records of every game of the batch (also kept as ``self.records``), from its final
+        ``state`` and (G, P) ``returns``."""
         seats = np.stack(self.seats, 1) if self.seats else np.zeros((len(self.seeds), 0), np.int64)
         actions = np.stack(self.actions, 1) if self.actions else seats
         out = []
         for g in range(len(self.seeds)):
             played = actions[g] >= 0
             moves = list(zip(seats[g, played].tolist(), actions[g, played].tolist()))
-            out.append(make_record(core, int(self.seeds[g]), self.players[g], moves, state, g))
+            out.append(make_record(core, int(self.seeds[g]), self.players[g], moves, state, g, returns[g]))
         self.records = out
         return out
 

@@ -84,7 +84,7 @@ cannot be written is reported in the view, the game is not undone).
         if self.save_dir is not None and not self._saved:
             self._saved = True
             try:  # a record that cannot be written is reported on the page; the game stands
-                record = make_record(core, self.seed, self.names, self.moves, st, 0)
+                record = make_record(core, self.seed, self.names, self.moves, st, 0, self.returns)
                 stem = free_stem(self.save_dir, f"human-{time.strftime('%Y%m%d-%H%M%S')}-{self._games}")
                 self.saved += save_records([record], self.save_dir, stem)
             except RecordError as e:
