@@ -377,6 +377,37 @@ def test_search_checkpoints_are_checked_like_every_checkpoint(tmp_path):
         make_agent(f"az:{tmp_path / 'huge.safetensors'}", core)
 
 
+def test_convolutions_wrap_where_the_board_wraps(tmp_path):
+    """Koi's pond is a torus: its tower pads circularly, so turning the pond's rows and columns
+    round turns the feature maps alike; Yoxii's board pads with zeros.  A description without
+    ``padding`` (older checkpoints) means zeros; an unknown one is refused by name."""
+    import torch
+    from yyenvs.agents.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.agents.pvnet import make_network, network_description
+    from yyenvs.core.errors import NetworkError
+    koi, yoxii = make_core("koi", board_size=7, directions=4), YoxiiCore()
+    assert network_description(koi, (8,), 4, 1)["padding"] == "circular"
+    assert network_description(yoxii, (8,), 4, 1)["padding"] == "zeros"
+    torch.manual_seed(0)
+    x = torch.rand(2, *koi.observation_shape)
+    for core, wraps in ((koi, True), (make_core("koi", board_size=7, directions=4), False)):
+        desc = network_description(core, (8,), 4, 2)
+        if not wraps:
+            desc = {k: v for k, v in desc.items() if k != "padding"}
+        tower = make_network(core, desc).tower
+        with torch.no_grad():
+            a = tower(x.roll((2, 3), (1, 2)).permute(0, 3, 1, 2))
+            b = tower(x.permute(0, 3, 1, 2)).roll((2, 3), (2, 3))
+        assert torch.allclose(a, b, atol=1e-5) == wraps
+    with pytest.raises(NetworkError, match="padding must be one of"):
+        make_network(koi, {**network_description(koi, (8,), 4, 1), "padding": "reflect"})
+    desc = network_description(koi, (8,), 4, 1)
+    meta = {"kind": "final", **game_metadata(koi), "policy": {**desc, "padding": "mirror"}, "num_timesteps": 0,
+            "algo": "GumbelAZ"}
+    with pytest.raises(CheckpointError, match="'policy.padding': expected one of"):  # what reading checks too
+        write_checkpoint(tmp_path / "bad", policy_tensors(make_network(koi, desc)), meta)
+
+
 def test_sampled_opening_moves_follow_the_improved_policy():
     """az.sample_plies: moves drawn from the policy target, legal, reproducible, spread by its weights."""
     from training.az import sample_policy

@@ -6,7 +6,9 @@ entry ``k`` is the value for seat ``(viewer + k) % P`` (so a network is the
 same whichever seat it plays).  The trunk is a residual tower of 3x3
 convolutions over (H, W, C) planes when ``blocks > 0`` (the game has planes),
 then a hidden MLP; with ``blocks = 0`` it is the MLP alone over the flattened
-observation.
+observation.  The convolutions pad with zeros, or circularly on a board whose
+edges wrap (the spec's ``board_wraps``), so that a pattern across an edge
+looks like the same pattern anywhere else.
 
 A network is described by a small dict (:func:`network_description`), which
 checkpoints record next to the parameters; :func:`make_network` rebuilds it
@@ -24,8 +26,9 @@ from torch import nn
 from yyenvs.core.errors import NetworkError
 
 NETWORK_CLASS = "PolicyValueNet"
-#: the fields of a description, all required
-DESCRIPTION_FIELDS = ("class", "hidden", "channels", "blocks", "num_players")
+#: the fields of a description, all required but ``padding`` (absent: "zeros", as before it existed)
+DESCRIPTION_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding")
+PADDINGS = ("zeros", "circular")
 MAX_WIDTH = 1 << 16
 MAX_BLOCKS = 64
 
@@ -34,7 +37,8 @@ def network_description(core, hidden=(128, 128), channels: int = 0, blocks: int 
     """The description of a network for ``core``: ``blocks`` residual blocks of ``channels``
     3x3 convolutions over the planes (0: none), then hidden layers ``hidden``."""
     desc = {"class": NETWORK_CLASS, "hidden": [int(h) for h in hidden], "channels": int(channels),
-            "blocks": int(blocks), "num_players": int(core.num_players)}
+            "blocks": int(blocks), "num_players": int(core.num_players),
+            "padding": "circular" if core.spec.board_wraps else "zeros"}
     check_description(desc, core)
     return desc
 
@@ -51,6 +55,8 @@ def check_description(desc: dict, core) -> None:
     if blocks and len(core.observation_shape) != 3:
         raise NetworkError(f"residual blocks need (H, W, C) observation planes; {core.name} "
                            f"observes {tuple(core.observation_shape)}")
+    if desc.get("padding", "zeros") not in PADDINGS:
+        raise NetworkError(f"padding must be one of {PADDINGS}, got {desc['padding']!r}")
     if desc["num_players"] != core.num_players:
         raise NetworkError(f"the network values {desc['num_players']} players; {core.name} has "
                            f"{core.num_players}")
@@ -73,11 +79,15 @@ def parameter_count(core, desc: dict) -> int:
     return n + (width + 1) * (core.num_actions + core.num_players)
 
 
+def _conv(cin: int, cout: int, padding: str) -> nn.Conv2d:
+    return nn.Conv2d(cin, cout, 3, padding=1, padding_mode=padding)
+
+
 class _Residual(nn.Module):
-    def __init__(self, channels: int):
+    def __init__(self, channels: int, padding: str):
         super().__init__()
-        self.a = nn.Conv2d(channels, channels, 3, padding=1)
-        self.b = nn.Conv2d(channels, channels, 3, padding=1)
+        self.a = _conv(channels, channels, padding)
+        self.b = _conv(channels, channels, padding)
 
     def forward(self, x):
         return torch.relu(x + self.b(torch.relu(self.a(x))))
@@ -87,7 +97,7 @@ class PolicyValueNet(nn.Module):
     """(B, *observation_shape) float32 -> (logits (B, A), values (B, P) in [-1, 1] from the viewer)."""
 
     def __init__(self, observation_shape, num_actions: int, num_players: int, hidden=(128, 128),
-                 channels: int = 0, blocks: int = 0):
+                 channels: int = 0, blocks: int = 0, padding: str = "zeros"):
         super().__init__()
         self.observation_shape = tuple(int(d) for d in observation_shape)
         self.num_actions = int(num_actions)
@@ -95,8 +105,8 @@ class PolicyValueNet(nn.Module):
         layers: list[nn.Module] = []
         if blocks:
             h, w, c = self.observation_shape
-            self.tower = nn.Sequential(nn.Conv2d(c, channels, 3, padding=1), nn.ReLU(),
-                                       *[_Residual(channels) for _ in range(blocks)])
+            self.tower = nn.Sequential(_conv(c, channels, padding), nn.ReLU(),
+                                       *[_Residual(channels, padding) for _ in range(blocks)])
             width = h * w * channels
         else:
             self.tower = None
@@ -120,7 +130,7 @@ def make_network(core, desc: dict) -> PolicyValueNet:
     """The network ``desc`` describes, for ``core`` (NetworkError if it does not fit)."""
     check_description(desc, core)
     return PolicyValueNet(core.observation_shape, core.num_actions, core.num_players,
-                          desc["hidden"], desc["channels"], desc["blocks"])
+                          desc["hidden"], desc["channels"], desc["blocks"], desc.get("padding", "zeros"))
 
 
 class NetworkEvaluator:

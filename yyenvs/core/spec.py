@@ -104,6 +104,9 @@ class GameSpec:
     perfect_information: bool = True
     #: the set-up is drawn from the game's seed (True) rather than being the same in every game
     random_setup: bool = False
+    #: the board's edges wrap on both axes (a torus, as Koi's pond): a network's convolutions over
+    #: the observation planes then pad circularly
+    board_wraps: bool = False
 
     def __post_init__(self):
         if self.symmetry not in ("", "D4"):

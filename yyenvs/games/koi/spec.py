@@ -6,7 +6,7 @@ PLY_MAX = 2**31 - 1  # the largest ply an int32 holds
 
 SPEC = GameSpec(
     id="koi", title="Yin Yang Koi", version=0, core="yyenvs.games.koi.core:KoiCore",
-    players=(2, 2), chance=False, symmetry="D4", max_game_length=400,
+    players=(2, 2), chance=False, symmetry="D4", board_wraps=True, max_game_length=400,
     options=(
         Option("board_size", "int", 9, "points per side of the square pond", low=5, high=19, odd=True),
         Option("directions", "choice", 8, "the directions a koi swims in", choices=(8, 4)),
