@@ -290,6 +290,7 @@ def test_bad_position_texts_are_refused_by_name():
                           ("koi v0 {\"board_size\": 8}\nseed 1", "do not fit koi"),
                           (f"{head}\nseed -1", "seed <n>"), (f"{head}\nseeds 1", "seed <n>"),
                           (f"{head}\n{seed}\nplace z9", "move 0"), (f"{head}\n{seed}\n{move}\n{move}", "not legal"),
+                          ('yinyang v1 {"data_file": "/etc/passwd"}\nseed 1', "names a file in option data_file"),
                           (7, "is text")):
         with pytest.raises(RecordError, match=message):
             read_position(text)

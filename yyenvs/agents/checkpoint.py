@@ -51,7 +51,9 @@ METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observa
 NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
 #: the class and fields of a policy-value network's description (:mod:`yyenvs.agents.pvnet`)
 PV_CLASS = "PolicyValueNet"
-PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding")
+PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding")  # padding may be absent: zeros
+#: how its convolutions pad the board's edges
+PV_PADDINGS = ("zeros", "circular")
 #: the trainers a checkpoint may come from
 ALGOS = ("MaskablePPO", "GumbelAZ")
 #: the most parameters a described network may have (1 GiB of float32)
@@ -213,7 +215,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
         net.int("channels", 0, 4096)
         net.int("blocks", 0, 64)
         net.int("num_players", 1, 4)
-        net.str("padding", ("zeros", "circular"), required=False)
+        net.str("padding", PV_PADDINGS, required=False)
     else:
         net.known(NETWORK_FIELDS)
         net.str("class", ("FastMaskablePolicy",))

@@ -23,12 +23,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from yyenvs.agents.checkpoint import PV_CLASS, PV_PADDINGS  # the class and paddings a checkpoint may name
 from yyenvs.core.errors import NetworkError
 
-NETWORK_CLASS = "PolicyValueNet"
-#: the fields of a description, all required but ``padding`` (absent: "zeros", as before it existed)
-DESCRIPTION_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding")
-PADDINGS = ("zeros", "circular")
 MAX_WIDTH = 1 << 16
 MAX_BLOCKS = 64
 
@@ -36,7 +33,7 @@ MAX_BLOCKS = 64
 def network_description(core, hidden=(128, 128), channels: int = 0, blocks: int = 0) -> dict:
     """The description of a network for ``core``: ``blocks`` residual blocks of ``channels``
     3x3 convolutions over the planes (0: none), then hidden layers ``hidden``."""
-    desc = {"class": NETWORK_CLASS, "hidden": [int(h) for h in hidden], "channels": int(channels),
+    desc = {"class": PV_CLASS, "hidden": [int(h) for h in hidden], "channels": int(channels),
             "blocks": int(blocks), "num_players": int(core.num_players),
             "padding": "circular" if core.spec.board_wraps else "zeros"}
     check_description(desc, core)
@@ -55,8 +52,8 @@ def check_description(desc: dict, core) -> None:
     if blocks and len(core.observation_shape) != 3:
         raise NetworkError(f"residual blocks need (H, W, C) observation planes; {core.name} "
                            f"observes {tuple(core.observation_shape)}")
-    if desc.get("padding", "zeros") not in PADDINGS:
-        raise NetworkError(f"padding must be one of {PADDINGS}, got {desc['padding']!r}")
+    if desc.get("padding", "zeros") not in PV_PADDINGS:  # absent in descriptions older than it: zeros
+        raise NetworkError(f"padding must be one of {PV_PADDINGS}, got {desc['padding']!r}")
     if desc["num_players"] != core.num_players:
         raise NetworkError(f"the network values {desc['num_players']} players; {core.name} has "
                            f"{core.num_players}")

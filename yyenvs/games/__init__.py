@@ -52,41 +52,38 @@ def load_record(path, core: GameCore | None = None):
     from yyenvs.core.record import read_record, replay
     record = read_record(path)
     if core is None:
-        spec = GAMES.get(record.game)
-        if spec is None:
-            raise RecordError(f"the record is a game of {record.game!r}, which yyenvs does not have "
-                              f"(it has {sorted(GAMES)})")
-        paths = [o.name for o in spec.options if o.kind == "path" and record.options.get(o.name) is not None]
-        if paths:
-            raise RecordError(f"the record names a file in option {paths[0]}; build that core yourself "
-                              "and pass it (records are not followed to files)")
-        try:
-            core = make_core(record.game, **record.options)
-        except OptionError as e:
-            raise RecordError(f"the record's options do not fit {record.game}: {e}") from None
+        core = _named_core("record", record.game, record.options)
     replay(core, record)
     return record, core
+
+
+def _named_core(what: str, game: str, options: dict) -> GameCore:
+    """The core that a record or position (``what``) names, or RecordError: the game must be one of
+    ours and the options must fit it; options naming files are never followed from such a text."""
+    spec = GAMES.get(game)
+    if spec is None:
+        raise RecordError(f"the {what} is of {game!r}, which yyenvs does not have (it has {sorted(GAMES)})")
+    paths = [o.name for o in spec.options if o.kind == "path" and options.get(o.name) is not None]
+    if paths:
+        raise RecordError(f"the {what} names a file in option {paths[0]}; build that core yourself "
+                          f"and pass it ({what}s are not followed to files)")
+    try:
+        return make_core(game, **options)
+    except OptionError as e:
+        raise RecordError(f"the {what}'s options do not fit {game}: {e}") from None
 
 
 def read_position(text: str, core: GameCore | None = None):
     """``(core, state, seed, moves)`` of a position text (:func:`~yyenvs.core.record.position_text`):
     the game, version and options of its first line (or ``core``, which they must match), the seed,
     and the one-row state after its moves, each checked as a record's are.  RecordError otherwise."""
-    from yyenvs.core.record import parse_position, position_state
+    from yyenvs.core.record import json_options, parse_position, position_state
     game, version, options, seed, names = parse_position(text)
-    spec = GAMES.get(game)
-    if spec is None:
-        raise RecordError(f"the position is of {game!r}, which yyenvs does not have (it has {sorted(GAMES)})")
-    if version != spec.version:
-        raise RecordError(f"the position is of {game} version {version}; this yyenvs plays version {spec.version}")
     if core is None:
-        if any(o.kind == "path" and options.get(o.name) is not None for o in spec.options):
-            raise RecordError("the position names a file in its options; build that core yourself and pass it")
-        try:
-            core = make_core(game, **options)
-        except OptionError as e:
-            raise RecordError(f"the position's options do not fit {game}: {e}") from None
-    from yyenvs.core.record import json_options
+        core = _named_core("position", game, options)
+    if core.name == game and version != core.spec.version:
+        raise RecordError(f"the position is of {game} version {version}; this yyenvs plays version "
+                          f"{core.spec.version}")
     if core.name != game or json_options(core) != options:
         raise RecordError(f"the position is of {game} with options {options}, not of {core.name} with "
                           f"{json_options(core)}")
