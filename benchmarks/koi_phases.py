@@ -17,37 +17,45 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
+from yyenvs.agents.match import play_games
 from yyenvs.bench import hardware
+from yyenvs.cli import parse_options, run
 from yyenvs.core.rng import derive_seeds
 from yyenvs.games import make_core
 from yyenvs.games.koi.rules import SETUP
 
 
-def play(core, setup, swim, opponent, seat: int, seeds):
-    """Play the games of ``seeds`` at once.  Returns (W, D, L) of the split seat and
-    {agent label: [seconds, moves]}."""
-    state = core.init(seeds)
-    total = np.zeros((state.batch_size, core.num_players))
-    clock = {}
-    while not state.done.all():
-        mask = core.legal_action_mask(state)
-        actions = np.full(state.batch_size, -1, np.int64)
-        live = ~state.done
-        mine = live & (state.current_player == seat)
-        for label, agent, rows in (("setup", setup, mine & (state.phase == SETUP)),
-                                   ("play", swim, mine & (state.phase != SETUP)),
-                                   ("opponent", opponent, live & ~mine)):
-            rows = np.flatnonzero(rows)
+class PhaseSplit:
+    """One seat's agent: ``setup`` places the koi, ``swim`` plays the rest; ``clock`` holds
+    each one's [seconds, moves]."""
+
+    def __init__(self, setup, swim):
+        self.parts = (("setup", setup, True), ("play", swim, False))
+        self.clock = {"setup": [0.0, 0], "play": [0.0, 0]}
+
+    def __call__(self, state, mask):
+        out = np.full(state.batch_size, -1, np.int64)
+        for label, agent, in_setup in self.parts:
+            rows = np.flatnonzero((state.phase == SETUP) == in_setup)
             if rows.size:
                 t = time.perf_counter()
-                actions[rows] = agent.act(state.take(rows), mask[rows])
-                spent = clock.setdefault(label, [0.0, 0])
-                spent[0] += time.perf_counter() - t
-                spent[1] += rows.size
-        core.step(state, actions)
-        total += state.rewards
-    me, other = total[:, seat], total[:, 1 - seat]
-    return (int((me > other).sum()), int((me == other).sum()), int((me < other).sum())), clock
+                out[rows] = agent(state.take(rows), mask[rows])
+                self.clock[label][0] += time.perf_counter() - t
+                self.clock[label][1] += rows.size
+        return out
+
+
+def play(core, setup, swim, opponent, seat: int, seeds):
+    """Play the games of ``seeds`` at once (:func:`~yyenvs.agents.match.play_games`).  Returns
+    (W, D, L) of the split seat and {agent label: [seconds, moves]}."""
+    split = PhaseSplit(setup, swim)
+    seats = np.zeros((len(seeds), 2), np.int64)
+    seats[:, 1 - seat] = 1
+    timing = np.zeros((2, 2))
+    scores, _ = play_games(core, [split, opponent], seats, seeds, timing)
+    me, other = scores[:, seat], scores[:, 1 - seat]
+    return ((int((me > other).sum()), int((me == other).sum()), int((me < other).sum())),
+            {**split.clock, "opponent": list(timing[1])})
 
 
 def main(argv=None):
@@ -61,14 +69,9 @@ def main(argv=None):
     ap.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                     help="a Koi option (default board_size=9 directions=8)")
     args = ap.parse_args(argv)
-    if args.games < 1:
-        ap.error("--games must be at least 1")
-    options = {"board_size": 9, "directions": 8}
-    for item in args.option:
-        key, sep, value = item.partition("=")
-        if not sep:
-            ap.error(f"--option expects KEY=VALUE, got {item!r}")
-        options[key] = int(value) if value.lstrip("-").isdigit() else value
+    if not 1 <= args.games <= 100_000:
+        ap.error(f"--games must be from 1 to 100,000, got {args.games}")
+    options = {"board_size": 9, "directions": 8, **parse_options(args.option)}
     core = make_core("koi", **options)
     setup, swim, opponent = (make_agent(spec, core, args.seed + k + 1)
                              for k, spec in enumerate((args.setup, args.play, args.opponent)))
@@ -78,8 +81,8 @@ def main(argv=None):
     print(f"koi {options}, seat {args.seat} set up by {args.setup}, played by {args.play}, "
           f"against {args.opponent}: {w}-{d}-{l} in {args.games} games ({100 * w / args.games:.1f}% wins)")
     for label, (seconds, moves) in clock.items():
-        print(f"  {label:9s} {1e3 * seconds / max(moves, 1):8.2f} ms per move over {moves} moves")
+        print(f"  {label:9s} {1e3 * seconds / max(moves, 1):8.2f} ms per move over {int(moves)} moves")
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(run("koi_phases", main, None))
