@@ -217,6 +217,33 @@ def test_agent_plays_legal_moves_with_and_without_search():
     assert (a[s.current_player == CHANCE_PLAYER] == -1).all()  # the caller resolves chance
 
 
+
+def test_network_alone_draws_its_moves_by_its_policy():
+    """AZAgent(sample=True): legal moves spread by the policy's weights, the same at any batch size."""
+    import torch
+    core = make_core("koi", board_size=7, directions=4)
+    net = random_network(core)
+    with torch.no_grad():  # a policy of known weights: logit 0 for action 3, log(3) for 5, the rest far below
+        for p in net.parameters():
+            p.zero_()
+        net.head.bias[:core.num_actions] = -30.0  # the head: the policy's logits, then the values
+        net.head.bias[3], net.head.bias[5] = 0.0, float(np.log(3.0))
+    state = core.init(np.arange(2000))
+    mask = np.ones((2000, core.num_actions), bool)  # every placement cell is free at the start
+    mask &= core.legal_action_mask(state)
+    assert mask[:, [3, 5]].all()
+    a = AZAgent(core, net, seed=4, sample=True).act(state, mask)
+    assert set(np.unique(a)) == {3, 5} and abs((a == 5).mean() - 0.75) < 0.04
+    np.testing.assert_array_equal(AZAgent(core, net, seed=4, sample=True).act(state.take(np.arange(9)), mask[:9]),
+                                  a[:9])
+    assert (AZAgent(core, net, seed=5, sample=True).act(state, mask) != a).any()  # the seed matters
+    np.testing.assert_array_equal(AZAgent(core, net, seed=4).act(state, mask), 5)  # the most probable
+    mask[:, 5] = False  # never an illegal move, however likely
+    assert (AZAgent(core, net, seed=4, sample=True).act(state, mask) == 3).all()
+    with pytest.raises(ValueError, match="network alone"):
+        AZAgent(core, net, simulations=8, sample=True)
+
+
 # -- the trainer ----------------------------------------------------------------------------------
 TINY = {  # per game: options, games at once, moves in all (enough for games to finish)
     "koi": ({"board_size": 7, "directions": 4}, 16, 400),
@@ -294,6 +321,40 @@ def test_trainer_plays_a_share_of_games_against_the_baselines(tmp_path):
     with pytest.raises(ConfigError, match="one player"):
         AZTrainer(tiny_config(tmp_path / "solo", "yinyang", game_options={"num_players": 1},
                               **{"selfplay.baseline_share": 0.5}), log=lambda m: None)
+
+
+def test_trainer_plays_the_networks_own_prior_as_a_baseline(tmp_path):
+    """selfplay.baselines=[prior]: that seat is the network being trained, unsearched, drawing its moves."""
+    from training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run", **{"selfplay.baseline_share": 0.5, "selfplay.baselines": ["prior"]}),
+                  log=lambda m: None)
+    try:
+        (prior,) = t.baselines
+        assert isinstance(prior, AZAgent) and prior.net is t.net and prior.sample and prior.search is None
+        played = {"search": 0, "prior": 0}
+        run, act = t.search.run, prior.act
+
+        def searched(state):
+            played["search"] += state.batch_size
+            return run(state)
+
+        def by_prior(state, mask):
+            played["prior"] += state.batch_size
+            return act(state, mask)
+        t.search.run, prior.act = searched, by_prior
+        t.train()
+        assert played["prior"] > 0 and t.samples_played == played["search"]  # the prior's seat is not recorded
+    finally:
+        t.close()
+    with pytest.raises(ConfigError, match="'prior'.*--algo az only"):
+        load_ppo_config(tmp_path, ["selfplay.baselines=[prior]"])
+    with pytest.raises(ConfigError, match="eval.opponents"):
+        load_ppo_config(tmp_path, ["algo=az", "eval.opponents=[prior]"])
+
+
+def load_ppo_config(tmp_path, overrides):
+    from training.config import load_config
+    return load_config(None, [f"run_dir={tmp_path / 'cfg'}", *overrides])
 
 
 def test_value_targets_are_returns_from_the_movers_seat():
@@ -414,11 +475,11 @@ def test_sampled_opening_moves_follow_the_improved_policy():
     policy = np.zeros((4000, 5))
     policy[:, 1], policy[:, 3] = 0.25, 0.75
     seeds = np.arange(4000, dtype=np.uint64)
-    picks = sample_policy(policy, seeds, np.zeros(4000, np.int64), np.full(4000, 3))
+    picks = sample_policy(policy, seeds, np.zeros(4000, np.int64))
     assert set(np.unique(picks)) == {1, 3} and abs((picks == 3).mean() - 0.75) < 0.03
-    again = sample_policy(policy[:7], seeds[:7], np.zeros(7, np.int64), np.full(7, 3))
+    again = sample_policy(policy[:7], seeds[:7], np.zeros(7, np.int64))
     np.testing.assert_array_equal(again, picks[:7])  # the same draw at any batch size
-    other_ply = sample_policy(policy, seeds, np.ones(4000, np.int64), np.full(4000, 3))
+    other_ply = sample_policy(policy, seeds, np.ones(4000, np.int64))
     assert (other_ply != picks).any()
 
 
@@ -426,9 +487,9 @@ def test_trainer_with_sampled_openings_records_valid_targets(tmp_path, monkeypat
     import training.az as az
     plies = []
 
-    def counting(policy, seeds, ply, fallback):
+    def counting(policy, seeds, ply):
         plies.extend(ply.tolist())
-        return sample(policy, seeds, ply, fallback)
+        return sample(policy, seeds, ply)
     sample = az.sample_policy
     monkeypatch.setattr(az, "sample_policy", counting)
     t = az.AZTrainer(tiny_config(tmp_path / "run", **{"az.sample_plies": 6}), log=lambda m: None)

@@ -40,7 +40,8 @@ import torch
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.pvnet import NetworkEvaluator, make_network, network_description
-from yyenvs.core.rng import derive_seeds, hash_u64
+from yyenvs.agents.base import sample_weighted
+from yyenvs.core.rng import derive_seeds, uniform01
 from training.config import ConfigError
 from training.train import TrainingRun, checkpoint_files
 
@@ -139,26 +140,36 @@ def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed
                         az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed)
 
 
-def make_baselines(core, cfg: dict) -> list:
-    """The agents of ``selfplay.baselines``, or none when ``selfplay.baseline_share`` is 0."""
+#: the ``selfplay.baselines`` entry for the network being trained, drawing its moves from its policy
+PRIOR = "prior"
+
+
+def make_baselines(core, cfg: dict, net) -> list:
+    """The agents of ``selfplay.baselines``, or none when ``selfplay.baseline_share`` is 0.
+
+    ``prior`` is ``net`` itself without search, each move drawn from its policy: a
+    weaker player that improves with the network (so the other seat, searched, meets
+    and learns to punish the mistakes of a fallible opponent)."""
     from yyenvs.agents import make_agent
+    from yyenvs.agents.az import AZAgent
     sp = cfg["selfplay"]
     if sp["baseline_share"] == 0 or not sp["baselines"]:
         return []
     if core.num_players < 2:
         raise ConfigError(f"selfplay.baseline_share: {core.name} here has one player, so no seat is "
                           f"left for a baseline; set it to 0")
-    return [make_agent(name, core, cfg["seed"] + 7919 * (k + 1)) for k, name in enumerate(sp["baselines"])]
+    seeds = [cfg["seed"] + 7919 * (k + 1) for k in range(len(sp["baselines"]))]
+    return [AZAgent(core, net, seed, label=PRIOR, sample=True) if name == PRIOR else make_agent(name, core, seed)
+            for name, seed in zip(sp["baselines"], seeds)]
 
 
-def sample_policy(policy: np.ndarray, seeds: np.ndarray, plies: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+def sample_policy(policy: np.ndarray, seeds: np.ndarray, plies: np.ndarray) -> np.ndarray:
     """One action per row drawn from ``policy`` (B, A) with a uniform from the game's seed and ply
-    (the same draw at any batch size); ``fallback`` where rounding lands on a zero-probability action."""
-    x = hash_u64(seeds, plies.astype(np.uint64), np.uint64(0x5A4D))
-    u = (x >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
-    cdf = np.cumsum(policy.astype(np.float64), axis=1)
-    pick = np.minimum((cdf < u[:, None] * cdf[:, -1:]).sum(axis=1), policy.shape[1] - 1)
-    return np.where(policy[np.arange(policy.shape[0]), pick] > 0, pick, fallback).astype(np.int64)
+    (the same draw at any batch size)."""
+    u = uniform01(seeds, plies.astype(np.uint64), np.uint64(0x5A4D))
+    out = np.empty(policy.shape[0], np.int64)
+    sample_weighted(np.ascontiguousarray(policy, dtype=np.float64), u, out)
+    return out
 
 
 def score_margins(core, state) -> np.ndarray:
@@ -232,8 +243,7 @@ class SelfPlay:
             actions[rows] = result.action
             early = np.flatnonzero(sub.ply < self.sample_plies)
             if early.size:
-                actions[rows[early]] = sample_policy(result.policy[early], sub.seed[early], sub.ply[early],
-                                                     result.action[early])
+                actions[rows[early]] = sample_policy(result.policy[early], sub.seed[early], sub.ply[early])
             self.pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
                                 sub.current_player.astype(np.int64), self.returns[rows])
         core.step(state, actions)
@@ -306,7 +316,7 @@ class AZTrainer(TrainingRun):
                                        self.core.num_actions, self.core.num_players)
             self.rng = np.random.default_rng(cfg["seed"])
             self.symmetries = self.core.symmetries() if self.az["augment"] else ()
-            self.baselines = make_baselines(self.core, cfg)
+            self.baselines = make_baselines(self.core, cfg, self.net)
             self.num_timesteps = 0
             self.n_updates = 0
             self.samples_trained = 0

@@ -173,11 +173,13 @@ LIST_ENTRIES = {
     "ppo.net_arch": (f"a layer width from 1 to {MAX_WIDTH}", lambda x: _is_int(x) and 0 < x <= MAX_WIDTH),
     "ppo.cnn_channels": (f"a channel count from 1 to {MAX_CHANNELS}",
                          lambda x: _is_int(x) and 0 < x <= MAX_CHANNELS),
+    "eval.opponents": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
+                       "or az:<checkpoint>[:<n>])",
+                       _opponent_ok),
     "selfplay.baselines": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
-                           "or az:<checkpoint>[:<n>])",
-                           _opponent_ok),
+                           "az:<checkpoint>[:<n>], or with --algo az prior)",
+                           lambda x: x == "prior" or _opponent_ok(x)),
 }
-LIST_ENTRIES["eval.opponents"] = LIST_ENTRIES["selfplay.baselines"]
 LIST_ENTRIES["az.hidden"] = LIST_ENTRIES["ppo.net_arch"]
 FREE_DICTS = {"game_options"}
 
@@ -343,6 +345,9 @@ def _check_whole(cfg: dict) -> None:
     if sp["latest"] + sp["baseline_share"] > 1:
         raise ConfigError(f"config keys 'selfplay.latest' ({sp['latest']}) + 'selfplay.baseline_share' "
                           f"({sp['baseline_share']}) must not exceed 1")
+    if cfg["algo"] != "az" and "prior" in sp["baselines"]:
+        raise ConfigError("config key 'selfplay.baselines': 'prior' (the network being trained, "
+                          "without search) is an opponent for --algo az only")
     if cfg["az"]["hidden"] == []:
         raise ConfigError("config key 'az.hidden': the network needs at least one hidden layer")
     _check_run_dir(cfg["run_dir"])

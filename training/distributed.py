@@ -114,7 +114,7 @@ class SelfPlayWorker:
         search = make_search(core, self.net, az, az["simulations"], az["gumbel_scale"],
                              cfg["seed"] + 104_729 * (worker + 1))
         self.selfplay = SelfPlay(core, search, az["worker_games"] or cfg["num_envs"], cfg["seed"], stream,
-                                 make_baselines(core, cfg), cfg["selfplay"]["baseline_share"], az["sample_plies"],
+                                 make_baselines(core, cfg, self.net), cfg["selfplay"]["baseline_share"], az["sample_plies"],
                                  az["score_weight"])
 
     def set_weights(self, weights: dict) -> None:

@@ -2,7 +2,9 @@
 
 Agent specs: ``az:<checkpoint>:<simulations>`` searches with that many
 simulations per move (see :mod:`yyenvs.agents.gumbel`); ``az:<checkpoint>``,
-or the checkpoint path alone, plays the network's most probable legal action.
+or the checkpoint path alone, plays the network's most probable legal action.  In
+code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
+from its policy instead (the trainer's ``prior`` self-play opponent).
 The checkpoint must come from ``yyenvs train --algo az`` (its network is a
 :class:`~yyenvs.agents.pvnet.PolicyValueNet`).
 """
@@ -13,12 +15,14 @@ import re
 
 import numpy as np
 
-from yyenvs.agents.base import Agent
+from yyenvs.agents.base import Agent, sample_weighted
 from yyenvs.core.contract import CHANCE_PLAYER, GameCore, OptionError, show
+from yyenvs.core.rng import uniform01
 
 #: the most simulations an ``az:`` spec may ask for per move
 MAX_AZ_SIMULATIONS = 100_000
 _SIMS_RE = re.compile(r"(.*):([0-9]{1,7})")
+_TAG_SAMPLE = 17  # the random-number stream of sampled moves
 
 
 def parse_az_spec(spec: str) -> tuple[str, int | None]:
@@ -39,7 +43,8 @@ def parse_az_spec(spec: str) -> tuple[str, int | None]:
 
 class AZAgent(Agent):
     """A policy-value network playing the seat to move, searching ``simulations`` per move
-    (None: the network's most probable legal action, no search).
+    (None: the network alone, playing its most probable legal action, or with ``sample``
+    a legal action drawn by its policy from the agent's per-game stream).
 
     Rows with one legal action are not searched; chance nodes (explicit
     chance) get -1, as the caller resolves them.
@@ -48,13 +53,17 @@ class AZAgent(Agent):
     name = "az"
 
     def __init__(self, core: GameCore, net, seed: int = 0, simulations: int | None = None,
-                 label: str | None = None, **search_options):
+                 label: str | None = None, sample: bool = False, **search_options):
         super().__init__(core, seed)
+        if sample and simulations:
+            raise ValueError("az: sample=True is for the network alone (no simulations); a search "
+                             "chooses its own move")
         from yyenvs.agents.gumbel import GumbelSearch
         from yyenvs.agents.pvnet import NetworkEvaluator
         self.net = net
         self.evaluate = NetworkEvaluator(net)
         self.simulations = simulations
+        self.sample = bool(sample)
         self.search = (GumbelSearch(core, self.evaluate, simulations, seed=int(self.seed), **search_options)
                        if simulations else None)
         if label:
@@ -73,13 +82,21 @@ class AZAgent(Agent):
         sub = state.take(rows)
         if self.search is None:
             logits, _ = self.evaluate(self.core.observe(sub, sub.current_player))
-            out[rows] = np.argmax(np.where(mask[rows], logits, -np.inf), axis=1)
+            logits = np.where(mask[rows], logits.astype(np.float64), -np.inf)
+            if self.sample:
+                weights = np.exp(logits - logits.max(axis=1, keepdims=True))  # 0 where illegal
+                u = uniform01(self.seed, sub.seed, sub.ply.astype(np.uint64), np.uint64(_TAG_SAMPLE))
+                drawn = np.empty(rows.size, np.int64)
+                sample_weighted(weights, u, drawn)
+                out[rows] = drawn
+            else:
+                out[rows] = np.argmax(logits, axis=1)
         else:
             out[rows] = self.search.run(sub).action
         return out
 
     def __repr__(self) -> str:
-        return f"AZAgent({self.name}, simulations={self.simulations})"
+        return f"AZAgent({self.name}, simulations={self.simulations}, sample={self.sample})"
 
 
 def load_network(path, core: GameCore):
