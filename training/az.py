@@ -42,7 +42,7 @@ from yyenvs.core.errors import NetworkError
 from yyenvs.agents.pvnet import NetworkEvaluator, make_network, network_description
 from yyenvs.agents.base import sample_weighted
 from yyenvs.core.rng import derive_seeds, uniform01
-from training.config import ConfigError
+from training.config import PRIOR, ConfigError
 from training.train import TrainingRun, checkpoint_files
 
 ALGO = "GumbelAZ"
@@ -138,10 +138,6 @@ def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed
     """The search of the ``az`` config section over ``net``."""
     return GumbelSearch(core, NetworkEvaluator(net), simulations, az["max_considered"], gumbel_scale,
                         az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed)
-
-
-#: the ``selfplay.baselines`` entry for the network being trained, drawing its moves from its policy
-PRIOR = "prior"
 
 
 def make_baselines(core, cfg: dict, net) -> list:

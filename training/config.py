@@ -168,17 +168,18 @@ def _opponent_ok(x) -> bool:
     return m is not None and (m.group(1) is None or int(m.group(1)[1:]) <= MAX_SIMULATIONS)
 
 
+#: the ``selfplay.baselines`` entry for the network being trained, unsearched (az only)
+PRIOR = "prior"
+_OPPONENTS = f"random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, or az:<checkpoint>[:<n>]"
+
 # list keys -> (what each entry must be, a test of one entry)
 LIST_ENTRIES = {
     "ppo.net_arch": (f"a layer width from 1 to {MAX_WIDTH}", lambda x: _is_int(x) and 0 < x <= MAX_WIDTH),
     "ppo.cnn_channels": (f"a channel count from 1 to {MAX_CHANNELS}",
                          lambda x: _is_int(x) and 0 < x <= MAX_CHANNELS),
-    "eval.opponents": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
-                       "or az:<checkpoint>[:<n>])",
-                       _opponent_ok),
-    "selfplay.baselines": (f"an opponent (random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
-                           "az:<checkpoint>[:<n>], or with --algo az prior)",
-                           lambda x: x == "prior" or _opponent_ok(x)),
+    "eval.opponents": (f"an opponent ({_OPPONENTS})", _opponent_ok),
+    "selfplay.baselines": (f"an opponent ({_OPPONENTS}; with --algo az also {PRIOR})",
+                           lambda x: x == PRIOR or _opponent_ok(x)),
 }
 LIST_ENTRIES["az.hidden"] = LIST_ENTRIES["ppo.net_arch"]
 FREE_DICTS = {"game_options"}
@@ -345,8 +346,8 @@ def _check_whole(cfg: dict) -> None:
     if sp["latest"] + sp["baseline_share"] > 1:
         raise ConfigError(f"config keys 'selfplay.latest' ({sp['latest']}) + 'selfplay.baseline_share' "
                           f"({sp['baseline_share']}) must not exceed 1")
-    if cfg["algo"] != "az" and "prior" in sp["baselines"]:
-        raise ConfigError("config key 'selfplay.baselines': 'prior' (the network being trained, "
+    if cfg["algo"] != "az" and PRIOR in sp["baselines"]:
+        raise ConfigError(f"config key 'selfplay.baselines': {PRIOR!r} (the network being trained, "
                           "without search) is an opponent for --algo az only")
     if cfg["az"]["hidden"] == []:
         raise ConfigError("config key 'az.hidden': the network needs at least one hidden layer")
