@@ -217,7 +217,6 @@ def test_agent_plays_legal_moves_with_and_without_search():
     assert (a[s.current_player == CHANCE_PLAYER] == -1).all()  # the caller resolves chance
 
 
-
 def test_network_alone_draws_its_moves_by_its_policy():
     """AZAgent(sample=True): legal moves spread by the policy's weights, the same at any batch size."""
     import torch
@@ -229,9 +228,8 @@ def test_network_alone_draws_its_moves_by_its_policy():
         net.head.bias[:core.num_actions] = -30.0  # the head: the policy's logits, then the values
         net.head.bias[3], net.head.bias[5] = 0.0, float(np.log(3.0))
     state = core.init(np.arange(2000))
-    mask = np.ones((2000, core.num_actions), bool)  # every placement cell is free at the start
-    mask &= core.legal_action_mask(state)
-    assert mask[:, [3, 5]].all()
+    mask = core.legal_action_mask(state)
+    assert mask[:, [3, 5]].all()  # every cell is free at the start
     a = AZAgent(core, net, seed=4, sample=True).act(state, mask)
     assert set(np.unique(a)) == {3, 5} and abs((a == 5).mean() - 0.75) < 0.04
     np.testing.assert_array_equal(AZAgent(core, net, seed=4, sample=True).act(state.take(np.arange(9)), mask[:9]),
@@ -346,15 +344,12 @@ def test_trainer_plays_the_networks_own_prior_as_a_baseline(tmp_path):
         assert played["prior"] > 0 and t.samples_played == played["search"]  # the prior's seat is not recorded
     finally:
         t.close()
-    with pytest.raises(ConfigError, match="'prior'.*--algo az only"):
-        load_ppo_config(tmp_path, ["selfplay.baselines=[prior]"])
-    with pytest.raises(ConfigError, match="eval.opponents"):
-        load_ppo_config(tmp_path, ["algo=az", "eval.opponents=[prior]"])
-
-
-def load_ppo_config(tmp_path, overrides):
     from training.config import load_config
-    return load_config(None, [f"run_dir={tmp_path / 'cfg'}", *overrides])
+    run_dir = f"run_dir={tmp_path / 'cfg'}"
+    with pytest.raises(ConfigError, match="'prior'.*--algo az only"):
+        load_config(None, [run_dir, "selfplay.baselines=[prior]"])  # PPO, the default algo
+    with pytest.raises(ConfigError, match="eval.opponents"):
+        load_config(None, [run_dir, "algo=az", "eval.opponents=[prior]"])
 
 
 def test_value_targets_are_returns_from_the_movers_seat():
