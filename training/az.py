@@ -95,7 +95,7 @@ class ReplayBuffer:
 class PendingGames:
     """Recorded positions of the games in progress, waiting for their value targets."""
 
-    FIELDS = ("obs", "mask", "policy", "mover", "returns_before")
+    FIELDS = ("obs", "mask", "policy", "mover", "returns_before", "searched")
 
     def __init__(self, games: int, obs_shape, num_actions: int, num_players: int, max_length: int):
         L = min(max_length + 1, 64)  # grows (doubling) for longer games
@@ -105,8 +105,9 @@ class PendingGames:
         self.policy = np.zeros((games, L, num_actions), np.float16)
         self.mover = np.zeros((games, L), np.int64)
         self.returns_before = np.zeros((games, L, num_players), np.float64)
+        self.searched = np.zeros((games, L, num_players), np.float32)  # the search's root value, per seat
 
-    def record(self, rows, obs, mask, policy, mover, returns) -> None:
+    def record(self, rows, obs, mask, policy, mover, returns, searched) -> None:
         t = self.length[rows]
         L = self.obs.shape[1]
         if t.max() >= L:
@@ -120,13 +121,19 @@ class PendingGames:
         self.policy[rows, t] = policy
         self.mover[rows, t] = mover
         self.returns_before[rows, t] = returns
+        self.searched[rows, t] = searched
         self.length[rows] = t + 1
 
-    def finish(self, row: int, returns: np.ndarray):
-        """The samples of game ``row`` with their value targets (from each mover's seat); clears it."""
+    def finish(self, row: int, returns: np.ndarray, q_weight: float = 0.0):
+        """The samples of game ``row`` with their value targets (from each mover's seat); clears it.
+
+        The target is each seat's return from the position on, or with ``q_weight`` w,
+        (1 - w) x that return + w x the search's value of the position."""
         n = int(self.length[row])
         P = returns.shape[0]
         after = returns[None, :] - self.returns_before[row, :n]  # each seat's return from then on
+        if q_weight:
+            after = (1.0 - q_weight) * after + q_weight * self.searched[row, :n]
         seats = (self.mover[row, :n, None] + np.arange(P)) % P
         value = np.take_along_axis(after, seats, axis=1).astype(np.float32)
         out = (self.obs[row, :n].copy(), self.mask[row, :n].copy(), self.policy[row, :n].copy(), value)
@@ -168,6 +175,13 @@ def sample_policy(policy: np.ndarray, seeds: np.ndarray, plies: np.ndarray) -> n
     return out
 
 
+def cosine_rate(start: float, final: float, done: float) -> float:
+    """The learning rate ``done`` (0 to 1) of the way through a cosine schedule from
+    ``start`` down to ``final`` x ``start``."""
+    done = min(max(done, 0.0), 1.0)
+    return start * (final + (1.0 - final) * 0.5 * (1.0 + math.cos(math.pi * done)))
+
+
 def score_margins(core, state) -> np.ndarray:
     """(B, P) in [-1, 1]: each seat's final score minus the best other seat's, over the sum of
     their sizes (a game's ``scores``; with several numbers per seat, the first counts)."""
@@ -197,10 +211,12 @@ class SelfPlay:
     """
 
     def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
-                 baseline_share: float, sample_plies: int = 0, score_weight: float = 0.0):
+                 baseline_share: float, sample_plies: int = 0, score_weight: float = 0.0,
+                 q_weight: float = 0.0):
         self.core, self.search, self.games, self.seed = core, search, int(games), seed
         self.sample_plies = int(sample_plies)
         self.score_weight = float(score_weight)
+        self.q_weight = float(q_weight)
         self.baselines, self.baseline_share = baselines, baseline_share
         self.stream = int(stream) * self.games + np.arange(self.games)
         P, A = core.num_players, core.num_actions
@@ -241,7 +257,7 @@ class SelfPlay:
             if early.size:
                 actions[rows[early]] = sample_policy(result.policy[early], sub.seed[early], sub.ply[early])
             self.pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
-                                sub.current_player.astype(np.int64), self.returns[rows])
+                                sub.current_player.astype(np.int64), self.returns[rows], result.value)
         core.step(state, actions)
         self.returns += state.rewards
         ended = np.flatnonzero(state.done)
@@ -252,7 +268,7 @@ class SelfPlay:
             w = self.score_weight
             targets = (1 - w) * targets + w * score_margins(core, state.take(ended))
         for k, g in enumerate(ended):
-            samples.append(self.pending.finish(g, targets[k]))
+            samples.append(self.pending.finish(g, targets[k], self.q_weight))
             b = self.baseline_seat[g]
             if b >= 0:
                 results.append((int(self.baseline_of[g]), float(self.returns[g, (b + 1) % P] > self.returns[g, b])))
@@ -392,6 +408,10 @@ class AZTrainer(TrainingRun):
         return out
 
     # -- learning -----------------------------------------------------------------------------
+    def set_learning_rate(self, rate: float) -> None:
+        for group in self.opt.param_groups:
+            group["lr"] = rate
+
     def train_step(self) -> float:
         obs, mask, policy, value = self.replay.sample(self.az["batch_size"], self.rng, self.symmetries)
         logits, v = self.net(obs)
@@ -418,7 +438,7 @@ class AZTrainer(TrainingRun):
         else:  # a resumed run starts new seed streams
             source = LocalSelfPlay(SelfPlay(core, self.search, G, cfg["seed"], self.games_finished, self.baselines,
                                             cfg["selfplay"]["baseline_share"], az["sample_plies"],
-                                            az["score_weight"]))
+                                            az["score_weight"], az["q_weight"]))
         self.source = source
         baseline_results = [[] for _ in self.baselines]
         writer = None
@@ -446,6 +466,10 @@ class AZTrainer(TrainingRun):
             for k, win in results:
                 baseline_results[k].append(win)
             if self.replay.size >= az["min_replay"]:
+                if az["lr_schedule"] == "cosine":
+                    done = max((self.num_timesteps - step0) / max(cfg["total_timesteps"] - step0, 1),
+                               (time.time() - t0) / max_seconds)
+                    self.set_learning_rate(cosine_rate(az["learning_rate"], az["lr_final"], done))
                 while self.samples_trained < az["train_ratio"] * self.samples_played:
                     losses.append(self.train_step())
                 source.trained(self)
@@ -454,6 +478,7 @@ class AZTrainer(TrainingRun):
                 pl, vl = np.mean(losses, axis=0)
                 writer.add_scalar("loss/policy", pl, self.num_timesteps)
                 writer.add_scalar("loss/value", vl, self.num_timesteps)
+                writer.add_scalar("train/learning_rate", self.opt.param_groups[0]["lr"], self.num_timesteps)
                 writer.add_scalar("time/moves_per_second", (self.num_timesteps - step0) / (time.time() - t0),
                                   self.num_timesteps)
                 for name, results in zip(cfg["selfplay"]["baselines"], baseline_results):

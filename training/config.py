@@ -71,6 +71,8 @@ DEFAULTS: dict = {
         "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
         "blocks": 0,             # residual blocks (0: the MLP alone)
         "learning_rate": 1.0e-3,  # AdamW
+        "lr_schedule": "constant",  # constant, or cosine: down to lr_final x learning_rate at the run's end
+        "lr_final": 0.1,         # with the cosine schedule: the last learning rate over the first
         "weight_decay": 1.0e-4,  # AdamW
         "batch_size": 256,       # positions per gradient step
         "replay_size": 50000,    # finished positions kept for training
@@ -81,6 +83,7 @@ DEFAULTS: dict = {
         "eval_simulations": 64,  # search budget of the evaluated network (quick and final evaluation)
         "sample_plies": 0,       # plies at a game's start whose move is drawn from the improved policy
         "score_weight": 0.0,     # share of the value target taken from the final score margin (games with scores)
+        "q_weight": 0.0,         # share of the value target taken from the search's value of the position
         "workers": 0,            # self-play on this many Ray actors (0: in the trainer's process)
         "worker_games": 0,       # games per worker (0: num_envs)
         "worker_moves": 16,      # moves a worker plays between two hand-overs of finished games
@@ -148,12 +151,12 @@ RANGES = {
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
     "az.replay_size": "[1, 100000000]", "az.min_replay": "[1, 100000000]", "az.train_ratio": "[0, 1000]",
     "az.value_weight": "[0, inf)", "az.eval_simulations": f"[1, {MAX_AZ_SIMULATIONS}]",
-    "az.sample_plies": "[0, 1000000]", "az.score_weight": "[0, 1]", "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
+    "az.sample_plies": "[0, 1000000]", "az.score_weight": "[0, 1]", "az.q_weight": "[0, 1]", "az.lr_final": "[0, 1]", "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
     "az.broadcast_every": "[1, inf)",
     "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),
-           "rllib.mode": ("selfplay", "vector")}
+           "rllib.mode": ("selfplay", "vector"), "az.lr_schedule": ("constant", "cosine")}
 OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]{0,6})?")
 
 

@@ -115,7 +115,7 @@ class SelfPlayWorker:
                              cfg["seed"] + 104_729 * (worker + 1))
         self.selfplay = SelfPlay(core, search, az["worker_games"] or cfg["num_envs"], cfg["seed"], stream,
                                  make_baselines(core, cfg, self.net), cfg["selfplay"]["baseline_share"], az["sample_plies"],
-                                 az["score_weight"])
+                                 az["score_weight"], az["q_weight"])
 
     def set_weights(self, weights: dict) -> None:
         import torch
