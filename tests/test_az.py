@@ -356,13 +356,57 @@ def test_value_targets_are_returns_from_the_movers_seat():
     from training.az import PendingGames
     pg = PendingGames(2, (1,), 3, 3, max_length=10)
     zero = np.zeros((1, 3))
-    for mover, before in ((0, [0, 0, 0]), (2, [1.0, 0, 0]), (1, [1.0, 0, -0.5])):
-        pg.record(np.array([1]), np.zeros((1, 1)), np.ones((1, 3), bool), np.full((1, 3), 1 / 3),
-                  np.array([mover]), np.array([before]) + zero)
+    searched = ([0.5, 0, -0.5], [0, 0.25, 0], [-1, 1, 0])  # the search's values, absolute seats
+
+    def play():
+        for (mover, before), q in zip(((0, [0, 0, 0]), (2, [1.0, 0, 0]), (1, [1.0, 0, -0.5])), searched):
+            pg.record(np.array([1]), np.zeros((1, 1)), np.ones((1, 3), bool), np.full((1, 3), 1 / 3),
+                      np.array([mover]), np.array([before]) + zero, np.array([q]) + zero)
+    play()
     obs, mask, policy, value = pg.finish(1, np.array([2.0, -1.0, -0.5]))
     # returns from each position on, seat by seat: [2, -1, -.5], [1, -1, -.5], [1, -1, 0]; rotated to the mover
-    np.testing.assert_allclose(value, [[2, -1, -0.5], [-0.5, 1, -1], [-1, 0, 1]])
+    outcome = np.array([[2, -1, -0.5], [-0.5, 1, -1], [-1, 0, 1]])
+    np.testing.assert_allclose(value, outcome)
     assert pg.length[1] == 0 and obs.shape == (3, 1)
+    # az.q_weight w: (1 - w) x the return + w x the search's value, both from the mover's seat
+    play()
+    mixed = pg.finish(1, np.array([2.0, -1.0, -0.5]), q_weight=0.25)[3]
+    q_from_mover = np.array([[0.5, 0, -0.5], [0, 0, 0.25], [1, 0, -1]])
+    np.testing.assert_allclose(mixed, 0.75 * outcome + 0.25 * q_from_mover)
+
+
+def test_cosine_learning_rate_schedule(tmp_path):
+    """az.lr_schedule=cosine: from learning_rate down to lr_final x it over the run's budget."""
+    from training.az import AZTrainer, cosine_rate
+    assert cosine_rate(1e-3, 0.1, 0.0) == pytest.approx(1e-3)
+    assert cosine_rate(1e-3, 0.1, 0.5) == pytest.approx(0.55e-3)
+    assert cosine_rate(1e-3, 0.1, 1.0) == pytest.approx(1e-4) == cosine_rate(1e-3, 0.1, 3.0)
+    rates = []
+    t = AZTrainer(tiny_config(tmp_path / "run", **{"az.lr_schedule": "cosine", "az.lr_final": 0.2}),
+                  log=lambda m: None)
+    try:
+        step = t.train_step
+        t.train_step = lambda: (rates.append(t.opt.param_groups[0]["lr"]), step())[1]
+        t.train()
+        lr = t.az["learning_rate"]
+        # training starts once games have finished; by the last of the run's moves the rate is near the end's
+        assert rates and rates[0] <= lr and 0.2 * lr <= min(rates) < 0.3 * lr
+        assert all(a >= b for a, b in zip(rates, rates[1:])) and rates[0] > rates[-1]  # only ever down
+    finally:
+        t.close()
+
+
+def test_trainer_mixes_the_searchs_values_into_its_targets(tmp_path):
+    """az.q_weight: the value targets are no longer results only, and stay in the reward range."""
+    from training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run", **{"az.q_weight": 0.5}), log=lambda m: None)
+    try:
+        t.train()
+        v = t.replay.value[:t.replay.size]
+        assert t.replay.size > 0 and np.abs(v).max() <= 1.0
+        assert not np.isin(v[:, 0], [-1.0, 0.0, 1.0]).all()
+    finally:
+        t.close()
 
 
 def test_trainer_resumes_and_its_network_plays(tmp_path):
