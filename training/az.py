@@ -10,12 +10,14 @@
 * Each recorded position keeps its observation, its legal actions, the
   search's improved policy (the policy target) and, once the game is over,
   the return of every seat from that position on, seen from the mover's seat
-  (the value target).  Finished positions go to a replay buffer of the last
+  (the value target; with ``az.q_weight`` partly the search's value of the
+  position).  Finished positions go to a replay buffer of the last
   ``az.replay_size``; gradient steps on random minibatches keep the samples
   trained per sample played near ``az.train_ratio``.  Loss: cross-entropy of
   the masked policy with the target plus ``az.value_weight`` times the mean
-  squared value error; AdamW.  With ``az.augment`` each trained position is
-  seen through one of the board symmetries its game declares (its spec's
+  squared value error; AdamW, its rate constant or (``az.lr_schedule: cosine``)
+  falling to ``az.lr_final`` x it over the invocation's budget.  With
+  ``az.augment`` each trained position is seen through one of the board symmetries its game declares (its spec's
   ``symmetry``), drawn at random.
 * Every ``selfplay.snapshot_every`` moves a snapshot of the network is saved
   under ``run_dir/snapshots/``; every ``checkpoint.every`` moves the run is
@@ -207,7 +209,8 @@ class SelfPlay:
     openings then vary, and so do the positions either seat learns from).  With
     ``score_weight`` w the value targets are (1 - w) x the returns + w x the final
     score margin (:func:`score_margins`), so that among lost games the closer ones
-    rank higher (a seat that always loses still learns which moves lose less).
+    rank higher (a seat that always loses still learns which moves lose less).  With
+    ``q_weight`` w each position's target is (1 - w) x that + w x the search's root value.
     """
 
     def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
