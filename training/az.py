@@ -17,8 +17,8 @@
   the masked policy with the target plus ``az.value_weight`` times the mean
   squared value error; AdamW, its rate constant or (``az.lr_schedule: cosine``)
   falling to ``az.lr_final`` x it over the invocation's budget.  With
-  ``az.augment`` each trained position is seen through one of the board symmetries its game declares (its spec's
-  ``symmetry``), drawn at random.
+  ``az.augment`` each trained position is seen through one of the board
+  symmetries its game declares (its spec's ``symmetry``), drawn at random.
 * Every ``selfplay.snapshot_every`` moves a snapshot of the network is saved
   under ``run_dir/snapshots/``; every ``checkpoint.every`` moves the run is
   checkpointed (network, optimiser state, counters; the replay buffer is not
