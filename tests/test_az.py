@@ -12,7 +12,7 @@ import pytest
 from tests.chance_toy import FACES, PROBS, DiceRaceCore
 from tests.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
 from yyenvs.agents import make_agent
-from yyenvs.agents.az import AZAgent, parse_az_spec
+from yyenvs.agents.az import AZAgent, az_spec, parse_az_spec
 from yyenvs.agents.gumbel import GumbelSearch, considered_visits
 from yyenvs.core.contract import CHANCE_PLAYER, OptionError
 from yyenvs.games import make_core
@@ -190,12 +190,52 @@ def test_search_never_reads_the_games_stream():
 
 # -- agents -------------------------------------------------------------------------------------
 def test_az_spec_parsing():
-    assert parse_az_spec("az:runs/x/final.safetensors:200") == ("runs/x/final.safetensors", 200)
-    assert parse_az_spec("az:runs/x/final.safetensors") == ("runs/x/final.safetensors", None)
-    assert parse_az_spec("az:C:/x.safetensors:8") == ("C:/x.safetensors", 8)
+    assert parse_az_spec("az:runs/x/final.safetensors:200") == ("runs/x/final.safetensors", 200, {})
+    assert parse_az_spec("az:runs/x/final.safetensors") == ("runs/x/final.safetensors", None, {})
+    assert parse_az_spec("az:C:/x.safetensors:8") == ("C:/x.safetensors", 8, {})
+    assert parse_az_spec("az:C:/x.safetensors:8:gumbel_scale=0") == ("C:/x.safetensors", 8, {"gumbel_scale": 0.0})
+    assert parse_az_spec("az:x:200:max_considered=8,c_puct=2.5") == ("x", 200,
+                                                                     {"max_considered": 8, "c_puct": 2.5})
+    for spec in ("az:x:200:gumbel_scale=0.25,max_considered=8", "az:x:5", "az:x"):
+        assert az_spec(*parse_az_spec(spec)) == spec  # the written form reads back the same
     for bad in ("az:", "az::5", "az:x:0", "az:x:100001"):
         with pytest.raises(OptionError, match="az"):
             parse_az_spec(bad)
+    for bad, named in (("az:x:8:gumbel=0", "unknown search option 'gumbel'"),
+                       ("az:x:8:gumbel_scale=nan", "gumbel_scale must be a finite number"),
+                       ("az:x:8:gumbel_scale=inf", "gumbel_scale must be"),
+                       ("az:x:8:c_puct=-1", "c_puct must be"),
+                       ("az:x:8:c_puct=", "c_puct must be"),
+                       ("az:x:8:max_considered=0", "max_considered must be an integer from 1"),
+                       ("az:x:8:max_considered=2.5", "max_considered must be"),
+                       ("az:x:8:max_considered=99999", "max_considered must be"),
+                       ("az:x:8:c_puct=1,c_puct=2", "given twice"),
+                       ("az:x:gumbel_scale=0", "need a number of simulations")):
+        with pytest.raises(OptionError, match=named):
+            parse_az_spec(bad)
+
+
+def test_az_spec_search_options_reach_the_search(tmp_path):
+    """``az:<checkpoint>:<n>:gumbel_scale=0`` searches without root noise: the same moves from
+    any agent seed, where the noisy search's moves change with it."""
+    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.agents.pvnet import network_description
+    core = make_core("koi", board_size=7, directions=4)
+    meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
+            "num_timesteps": 0, "algo": "GumbelAZ"}
+    write_checkpoint(tmp_path / "net", policy_tensors(random_network(core)), meta)
+    path = tmp_path / "net.safetensors"
+    state = random_positions(core, np.arange(32), [3] * 32)
+    mask = core.legal_action_mask(state)
+
+    def moves(spec, seed):
+        return make_agent(spec, core, seed).act(state, mask)
+
+    quiet = make_agent(f"az:{path}:8:gumbel_scale=0,max_considered=4", core)
+    assert quiet.search.gumbel_scale == 0 and quiet.search.max_considered == 4
+    assert quiet.name == "net:8:gumbel_scale=0,max_considered=4"
+    np.testing.assert_array_equal(moves(f"az:{path}:8:gumbel_scale=0", 1), moves(f"az:{path}:8:gumbel_scale=0", 2))
+    assert (moves(f"az:{path}:8", 1) != moves(f"az:{path}:8", 2)).any()
 
 
 def test_agent_plays_legal_moves_with_and_without_search():

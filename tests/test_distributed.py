@@ -38,6 +38,7 @@ def test_ray_addresses_and_specs():
     here = os.path.abspath("README.md")
     assert portable_spec("README.md") == here and portable_spec("greedy") == "greedy"
     assert portable_spec("az:README.md:8") == f"az:{here}:8" and portable_spec("az:README.md") == f"az:{here}"
+    assert portable_spec("az:README.md:8:gumbel_scale=0") == f"az:{here}:8:gumbel_scale=0"
 
 
 def test_search_trainer_with_ray_self_play_workers(tmp_path):

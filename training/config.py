@@ -19,7 +19,7 @@ import math
 import os
 import re
 
-from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
+from yyenvs.agents.az import MAX_AZ_SIMULATIONS, MAX_CONSIDERED, parse_az_spec
 from yyenvs.agents.mcts import MAX_SIMULATIONS
 from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
@@ -145,7 +145,7 @@ RANGES = {
     "checkpoint.every": "[1, inf)",
     "eval.every": "[0, inf)", "eval.games": f"[2, {MAX_GAMES}]", "eval.final_games": f"[0, {MAX_GAMES}]",
     "eval.table_games": f"[0, {MAX_GAMES}]", "eval.table_snapshots": "[0, 1000]",
-    "az.simulations": f"[1, {MAX_AZ_SIMULATIONS}]", "az.max_considered": "[1, 4096]",
+    "az.simulations": f"[1, {MAX_AZ_SIMULATIONS}]", "az.max_considered": f"[1, {MAX_CONSIDERED}]",
     "az.gumbel_scale": "[0, inf)", "az.c_puct": "[0, inf)", "az.value_scale": "[0, inf)",
     "az.maxvisit_init": "[0, inf)", "az.channels": f"[0, {MAX_CHANNELS}]", "az.blocks": "[0, 64]",
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
@@ -173,7 +173,8 @@ def _opponent_ok(x) -> bool:
 
 #: the ``selfplay.baselines`` entry for the network being trained, unsearched (az only)
 PRIOR = "prior"
-_OPPONENTS = f"random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, or az:<checkpoint>[:<n>]"
+_OPPONENTS = (f"random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
+              "or az:<checkpoint>[:<n>[:<key>=<value>,...]]")
 
 # list keys -> (what each entry must be, a test of one entry)
 LIST_ENTRIES = {

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 
-from yyenvs.agents.az import az_checkpoint_path, parse_az_spec
+from yyenvs.agents.az import az_checkpoint_path, az_spec, parse_az_spec
 from yyenvs.core.contract import OptionError
 
 #: what ``--ray`` takes: ``auto``, ``host:port`` or ``ray://host:port``
@@ -45,8 +45,8 @@ def portable_spec(spec: str) -> str:
     """``spec`` with its checkpoint path made absolute (so that a worker elsewhere finds the same file)."""
     path = az_checkpoint_path(spec)
     if path is not None:
-        _, n = parse_az_spec(spec)
-        return f"az:{os.path.abspath(path)}" + (f":{n}" if n is not None else "")
+        _, n, options = parse_az_spec(spec)
+        return az_spec(os.path.abspath(path), n, options)
     return os.path.abspath(spec) if os.path.exists(spec) else spec
 
 

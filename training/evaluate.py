@@ -42,11 +42,11 @@ from training.ratings import bradley_terry, wilson_interval
 class Entrant:
     def __init__(self, name: str, agent, step: int | None = None, kind: str = "baseline", spec: str | None = None):
         self.name, self.agent, self.step, self.kind = name, agent, step, kind
-        self.spec = spec  #: what it was made from (a baseline name, az:<checkpoint>[:<n>], a path)
+        self.spec = spec  #: what it was made from (a baseline name, an az: spec, a path)
 
 
 def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
-    """Entrants from specs: baseline names, ``az:<checkpoint>[:<n>]`` or checkpoint paths
+    """Entrants from specs: baseline names, ``az:<checkpoint>[:<n>[:<key>=<value>,...]]`` or checkpoint paths
     (name = file stem, with ``:<n>`` for a search budget)."""
     out, seen = [], set()
     for k, spec in enumerate(specs):
@@ -246,8 +246,9 @@ def write_outputs(result: dict, out_dir: str) -> dict:
 def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
-                   help="checkpoint paths (.safetensors), az:<checkpoint>[:<n>] (a search agent with n "
-                        "simulations per move) and/or baselines: random, greedy, mcts[:n]")
+                   help="checkpoint paths (.safetensors), az:<checkpoint>[:<n>[:<key>=<value>,...]] (a search "
+                        "agent with n simulations per move and settings of its search) and/or baselines: random, "
+                        "greedy, mcts[:n]")
     p.add_argument("--game", default=None, help=f"game name ({', '.join(list(GAMES))}); "
                    "default: the game of the first checkpoint")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",

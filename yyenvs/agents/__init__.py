@@ -2,7 +2,8 @@
 
 An opponent spec is one of: ``"random"``, ``"greedy"``, ``"mcts"`` or
 ``"mcts:<simulations>"``, ``"az:<checkpoint>:<simulations>"`` (a trained
-policy-value network searching that many simulations per move) or
+policy-value network searching that many simulations per move; settings of the
+search may follow, ``az:<checkpoint>:<simulations>:gumbel_scale=0``) or
 ``"az:<checkpoint>"`` (the network alone), ``"pretrained"`` (the trained policy that
 ships with the package for this game and player count, see :func:`pretrained_path`), an
 :class:`Agent`, a callable ``f(state, mask) -> actions``, or a path to a checkpoint
@@ -64,8 +65,8 @@ def make_agent(spec, core: GameCore, seed: int = 0):
         return MCTSAgent(core, seed, simulations=int(arg) if colon else None)
     if name == "az":
         from yyenvs.agents.az import load_az_agent, parse_az_spec
-        path, simulations = parse_az_spec(spec)
-        return load_az_agent(path, core, seed, simulations)
+        path, simulations, options = parse_az_spec(spec)
+        return load_az_agent(path, core, seed, simulations, **options)
     from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
     if looks_like_checkpoint(spec):
         return load_policy_agent(spec, core, seed)

@@ -1,8 +1,11 @@
 """The agents of a trained policy-value network: with Gumbel search, or the network alone.
 
 Agent specs: ``az:<checkpoint>:<simulations>`` searches with that many
-simulations per move (see :mod:`yyenvs.agents.gumbel`); ``az:<checkpoint>``,
-or the checkpoint path alone, plays the network's most probable legal action.  In
+simulations per move (see :mod:`yyenvs.agents.gumbel`), and
+``az:<checkpoint>:<simulations>:<key>=<value>[,...]`` with other settings of
+the search (:data:`SEARCH_OPTIONS`, e.g. ``gumbel_scale=0`` for a search
+without noise at the root); ``az:<checkpoint>``, or the checkpoint path alone,
+plays the network's most probable legal action.  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).
 The checkpoint must come from ``yyenvs train --algo az`` (its network is a
@@ -10,6 +13,7 @@ The checkpoint must come from ``yyenvs train --algo az`` (its network is a
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -21,24 +25,67 @@ from yyenvs.core.rng import uniform01
 
 #: the most simulations an ``az:`` spec may ask for per move
 MAX_AZ_SIMULATIONS = 100_000
-_SIMS_RE = re.compile(r"(.*):([0-9]{1,7})")
+#: the search settings an ``az:`` spec may set (GumbelSearch keywords) and their types
+SEARCH_OPTIONS = {"gumbel_scale": float, "max_considered": int, "c_puct": float, "value_scale": float,
+                  "maxvisit_init": float}
+MAX_CONSIDERED = 4096  # more than any game's legal actions; bounds the search's halving table
+_SIMS_RE = re.compile(r"(.*):([0-9]{1,7})(?::([^:]*=[^:]*))?")
 _TAG_SAMPLE = 17  # the random-number stream of sampled moves
+_AZ_FORMS = ("'az:<checkpoint>', 'az:<checkpoint>:<simulations>' or "
+             "'az:<checkpoint>:<simulations>:<key>=<value>,...'")
 
 
-def parse_az_spec(spec: str) -> tuple[str, int | None]:
-    """``"az:<checkpoint>[:<simulations>]"`` -> (checkpoint path, simulations or None)."""
+def _search_options(text: str, spec: str) -> dict:
+    """``"key=value,..."`` of an az spec -> {key: number}, each key one of SEARCH_OPTIONS."""
+    out = {}
+    for item in text.split(","):
+        key, _, value = item.partition("=")
+        kind = SEARCH_OPTIONS.get(key)
+        if kind is None:
+            raise OptionError(f"az agent {show(spec)}: unknown search option {show(key)}; "
+                              f"known: {', '.join(SEARCH_OPTIONS)}")
+        if key in out:
+            raise OptionError(f"az agent {show(spec)}: search option {key!r} given twice")
+        try:
+            number = kind(value)
+        except ValueError:
+            number = None
+        low, high = (1, MAX_CONSIDERED + 1) if kind is int else (0, math.inf)
+        if number is None or not (low <= number < high) or len(value) > 20:
+            need = f"an integer from 1 to {MAX_CONSIDERED:,}" if kind is int else "a finite number >= 0"
+            raise OptionError(f"az agent {show(spec)}: {key} must be {need}, got {show(value)}")
+        out[key] = number
+    return out
+
+
+def parse_az_spec(spec: str) -> tuple[str, int | None, dict]:
+    """``"az:<checkpoint>[:<simulations>[:<key>=<value>,...]]"`` -> (checkpoint path,
+    simulations or None, search options)."""
     if not spec.startswith("az:") or len(spec) <= 3:
-        raise OptionError(f"an az agent is 'az:<checkpoint>' or 'az:<checkpoint>:<simulations>', got {show(spec)}")
+        raise OptionError(f"an az agent is {_AZ_FORMS}, got {show(spec)}")
     rest = spec[3:]
     m = _SIMS_RE.fullmatch(rest)
     if m is None:
-        return rest, None
+        if "=" in rest.rpartition(":")[2]:
+            raise OptionError(f"az agent {show(spec)}: search options need a number of simulations "
+                              f"before them; an az agent is {_AZ_FORMS}")
+        return rest, None, {}
     path, n = m.group(1), int(m.group(2))
     if not path:
         raise OptionError(f"az agent {show(spec)} names no checkpoint")
     if not 1 <= n <= MAX_AZ_SIMULATIONS:
         raise OptionError(f"az simulations must be from 1 to {MAX_AZ_SIMULATIONS:,}, got {show(spec)}")
-    return path, n
+    return path, n, _search_options(m.group(3), spec) if m.group(3) is not None else {}
+
+
+def az_spec(path, simulations: int | None = None, options: dict | None = None) -> str:
+    """The ``az:`` spec of a checkpoint, a budget and search options (what parse_az_spec reads)."""
+    spec = f"az:{os.fspath(path)}"
+    if simulations is not None:
+        spec += f":{simulations}"
+        if options:
+            spec += ":" + ",".join(f"{k}={v:g}" for k, v in options.items())
+    return spec
 
 
 class AZAgent(Agent):
@@ -129,7 +176,7 @@ def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None =
     """An :class:`AZAgent` from checkpoint ``path`` (validated against ``core``)."""
     from yyenvs.agents.checkpoint import checkpoint_label
     net, meta = load_network(path, core)
-    label = checkpoint_label(meta["path"]) + (f":{simulations}" if simulations else "")
+    label = checkpoint_label(meta["path"]) + az_spec("", simulations, search_options)[3:]
     agent = AZAgent(core, net, seed, simulations, label=label, **search_options)
     agent.metadata = meta
     return agent
