@@ -46,8 +46,8 @@ class Entrant:
 
 
 def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
-    """Entrants from specs: baseline names, ``az:<checkpoint>[:<n>[:<key>=<value>,...]]`` or checkpoint paths
-    (name = file stem, with ``:<n>`` for a search budget)."""
+    """Entrants from specs: baseline names, ``az:`` specs or checkpoint paths (name = file stem,
+    with ``:<n>`` and any search settings for a search agent)."""
     out, seen = [], set()
     for k, spec in enumerate(specs):
         spec = os.fspath(spec)

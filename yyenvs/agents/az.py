@@ -51,7 +51,7 @@ def _search_options(text: str, spec: str) -> dict:
         except ValueError:
             number = None
         low, high = (1, MAX_CONSIDERED + 1) if kind is int else (0, math.inf)
-        if number is None or not (low <= number < high) or len(value) > 20:
+        if number is None or not (low <= number < high):  # NaN fails both comparisons
             need = f"an integer from 1 to {MAX_CONSIDERED:,}" if kind is int else "a finite number >= 0"
             raise OptionError(f"az agent {show(spec)}: {key} must be {need}, got {show(value)}")
         out[key] = number
@@ -78,14 +78,16 @@ def parse_az_spec(spec: str) -> tuple[str, int | None, dict]:
     return path, n, _search_options(m.group(3), spec) if m.group(3) is not None else {}
 
 
+def _budget_suffix(simulations: int | None, options: dict | None) -> str:
+    """``":<simulations>[:<key>=<value>,...]"``, or "" without a search."""
+    if not simulations:
+        return ""
+    return f":{simulations}" + (":" + ",".join(f"{k}={v:g}" for k, v in options.items()) if options else "")
+
+
 def az_spec(path, simulations: int | None = None, options: dict | None = None) -> str:
     """The ``az:`` spec of a checkpoint, a budget and search options (what parse_az_spec reads)."""
-    spec = f"az:{os.fspath(path)}"
-    if simulations is not None:
-        spec += f":{simulations}"
-        if options:
-            spec += ":" + ",".join(f"{k}={v:g}" for k, v in options.items())
-    return spec
+    return f"az:{os.fspath(path)}" + _budget_suffix(simulations, options)
 
 
 class AZAgent(Agent):
@@ -176,7 +178,7 @@ def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None =
     """An :class:`AZAgent` from checkpoint ``path`` (validated against ``core``)."""
     from yyenvs.agents.checkpoint import checkpoint_label
     net, meta = load_network(path, core)
-    label = checkpoint_label(meta["path"]) + az_spec("", simulations, search_options)[3:]
+    label = checkpoint_label(meta["path"]) + _budget_suffix(simulations, search_options)
     agent = AZAgent(core, net, seed, simulations, label=label, **search_options)
     agent.metadata = meta
     return agent
