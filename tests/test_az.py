@@ -196,7 +196,8 @@ def test_az_spec_parsing():
     assert parse_az_spec("az:C:/x.safetensors:8:gumbel_scale=0") == ("C:/x.safetensors", 8, {"gumbel_scale": 0.0})
     assert parse_az_spec("az:x:200:max_considered=8,c_puct=2.5") == ("x", 200,
                                                                      {"max_considered": 8, "c_puct": 2.5})
-    for spec in ("az:x:200:gumbel_scale=0.25,max_considered=8", "az:x:5", "az:x"):
+    for spec in ("az:x:200:gumbel_scale=0.25,max_considered=8", "az:x:8:c_puct=1.23456789,value_scale=1e-07",
+                 "az:x:5", "az:x"):
         assert az_spec(*parse_az_spec(spec)) == spec  # the written form reads back the same
     for bad in ("az:", "az::5", "az:x:0", "az:x:100001"):
         with pytest.raises(OptionError, match="az"):

@@ -78,11 +78,17 @@ def parse_az_spec(spec: str) -> tuple[str, int | None, dict]:
     return path, n, _search_options(m.group(3), spec) if m.group(3) is not None else {}
 
 
+def _number(value) -> str:
+    """``value`` written so that it reads back exactly (``repr``), without a float's trailing ``.0``."""
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _budget_suffix(simulations: int | None, options: dict | None) -> str:
     """``":<simulations>[:<key>=<value>,...]"``, or "" without a search."""
     if not simulations:
         return ""
-    return f":{simulations}" + (":" + ",".join(f"{k}={v:g}" for k, v in options.items()) if options else "")
+    return f":{simulations}" + (":" + ",".join(f"{k}={_number(v)}" for k, v in options.items()) if options else "")
 
 
 def az_spec(path, simulations: int | None = None, options: dict | None = None) -> str:
