@@ -146,7 +146,8 @@ class PendingGames:
 def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed: int) -> GumbelSearch:
     """The search of the ``az`` config section over ``net``."""
     return GumbelSearch(core, NetworkEvaluator(net), simulations, az["max_considered"], gumbel_scale,
-                        az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed)
+                        az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed,
+                        find_wins=az["find_wins"])
 
 
 def make_baselines(core, cfg: dict, net) -> list:
@@ -391,7 +392,8 @@ class AZTrainer(TrainingRun):
         return name
 
     def final_entrant(self, final: str) -> str:
-        return f"az:{final}:{self.az['eval_simulations']}"
+        from yyenvs.agents.az import az_spec
+        return az_spec(final, self.az["eval_simulations"], {"find_wins": True} if self.az["find_wins"] else None)
 
     def quick_eval(self) -> dict:
         from yyenvs.agents import make_agent
@@ -400,7 +402,8 @@ class AZTrainer(TrainingRun):
         from training.ratings import wilson_interval
         ev = self.cfg["eval"]
         me = AZAgent(self.core, self.net, self.cfg["seed"], self.az["eval_simulations"], label="current",
-                     max_considered=self.az["max_considered"], c_puct=self.az["c_puct"])
+                     max_considered=self.az["max_considered"], c_puct=self.az["c_puct"],
+                     find_wins=self.az["find_wins"])
         out = {"step": self.num_timesteps}
         for k, name in enumerate(ev["opponents"]):
             r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],

@@ -67,6 +67,7 @@ DEFAULTS: dict = {
         "c_puct": 1.25,          # PUCT exploration below the root
         "value_scale": 0.1,      # sigma(q) = (maxvisit_init + max visits) * value_scale * q
         "maxvisit_init": 50.0,   # see value_scale
+        "find_wins": False,      # the search tries every move of a new node's mover for a win at once
         "hidden": [128, 128],    # hidden layers of the policy-value network
         "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
         "blocks": 0,             # residual blocks (0: the MLP alone)

@@ -27,7 +27,7 @@ from yyenvs.core.rng import uniform01
 MAX_AZ_SIMULATIONS = 100_000
 #: the search settings an ``az:`` spec may set (GumbelSearch keywords) and their types
 SEARCH_OPTIONS = {"gumbel_scale": float, "max_considered": int, "c_puct": float, "value_scale": float,
-                  "maxvisit_init": float}
+                  "maxvisit_init": float, "find_wins": bool}
 MAX_CONSIDERED = 4096  # more than any game's legal actions; bounds the search's halving table
 _SIMS_RE = re.compile(r"(.*):([0-9]{1,7})(?::([^:]*=[^:]*))?")
 _TAG_SAMPLE = 17  # the random-number stream of sampled moves
@@ -46,6 +46,11 @@ def _search_options(text: str, spec: str) -> dict:
                               f"known: {', '.join(SEARCH_OPTIONS)}")
         if key in out:
             raise OptionError(f"az agent {show(spec)}: search option {key!r} given twice")
+        if kind is bool:
+            if value not in ("0", "1"):
+                raise OptionError(f"az agent {show(spec)}: {key} must be 0 or 1, got {show(value)}")
+            out[key] = value == "1"
+            continue
         try:
             number = kind(value)
         except ValueError:
@@ -79,8 +84,9 @@ def parse_az_spec(spec: str) -> tuple[str, int | None, dict]:
 
 
 def _number(value) -> str:
-    """``value`` written so that it reads back exactly (``repr``), without a float's trailing ``.0``."""
-    text = repr(value)
+    """``value`` written so that it reads back exactly (``repr``), without a float's trailing ``.0``;
+    a flag as 0 or 1."""
+    text = repr(int(value) if isinstance(value, bool) else value)
     return text[:-2] if text.endswith(".0") else text
 
 

@@ -437,7 +437,7 @@ class GumbelSearch:
 
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
-                 maxvisit_init: float = 50.0, seed: int = 0):
+                 maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False):
         if simulations < 1 or max_considered < 1:
             raise ValueError(f"simulations and max_considered must be at least 1, got {simulations}, "
                              f"{max_considered}")
@@ -455,11 +455,32 @@ class GumbelSearch:
         self.value_scale = float(value_scale)
         self.maxvisit_init = float(maxvisit_init)
         self.seed = np.uint64(seed % (1 << 64))
+        self.find_wins = bool(find_wins)
         self._table = considered_table(self.max_considered, self.simulations)
         self._tree: Tree | None = None
         #: seconds spent so far in the network, the core (step, mask, observe, state copies) and
         #: the tree kernels; the rest of a search's time is its Python glue
         self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
+
+    def _wins_at_once(self, st: BatchState):
+        """Per row, whether its mover can end the game at once with the best reward a seat can
+        get: (S,) bool, the (S, A) bool mask of those actions and the (S, P) rewards of one of them.
+        Every legal action of every row (chance nodes have none here) is stepped as one batch."""
+        core = self.search_core
+        S, A, P = st.batch_size, self.core.num_actions, core.num_players
+        wins = np.zeros((S, A), np.bool_)
+        rewards = np.zeros((S, P))
+        player = st.current_player != CHANCE_PLAYER
+        mask = core.legal_action_mask(st)[:, :A] & player[:, None]
+        rows, acts = np.nonzero(mask)
+        if rows.size:
+            ch = st.take(rows)
+            core.step(ch, acts)
+            mover = st.current_player[rows].astype(np.int64)
+            win = ch.done & (ch.rewards[np.arange(rows.size), mover] >= core.reward_range[1])
+            wins[rows[win], acts[win]] = True
+            rewards[rows[win]] = ch.rewards[win]
+        return wins.any(axis=1), wins, rewards
 
     def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray,
                       value: np.ndarray, rows: np.ndarray) -> None:
@@ -563,8 +584,18 @@ class GumbelSearch:
                 _record_children(new, ch.rewards, ch.done, ch.current_player, tree.parent, tree.reward,
                                  tree.terminal, tree.to_move, tree.observer)
                 rows = np.flatnonzero(is_new)
-                if ch.done.any():
-                    live = np.flatnonzero(~ch.done)
+                done = ch.done
+                if self.find_wins:  # a node whose mover wins at once counts as that win
+                    t3 = time.perf_counter()
+                    live = np.flatnonzero(~done)
+                    won, _, rewards = self._wins_at_once(ch.take(live))
+                    clock["core"] += time.perf_counter() - t3
+                    tree.terminal[new[live[won]]] = True
+                    tree.reward[new[live[won]]] += rewards[won]
+                    done = done.copy()
+                    done[live[won]] = True
+                if done.any():
+                    live = np.flatnonzero(~done)
                     ch, new, rows = ch.take(live), new[live], rows[live]
                 if new.size:
                     self._evaluate_new(tree, new, ch, tree.observer[new].astype(np.int64), value, rows)
@@ -578,4 +609,22 @@ class GumbelSearch:
                       tree.raw_value, self.maxvisit_init, self.value_scale, policy, chosen,
                       np.zeros(core.num_actions, np.int64), q)
         root_value = tree.value_sum[roots] / tree.visits[roots][:, None]
+        if self.find_wins:  # a win at once is played; the policy is the prior over the wins
+            t0 = time.perf_counter()
+            won, wins, rewards = self._wins_at_once(root)
+            clock["core"] += time.perf_counter() - t0
+            if won.any():
+                w = np.flatnonzero(won)
+                logits = np.full((w.size, self.core.num_actions), -np.inf)
+                noise = np.zeros_like(logits)
+                for k, r in enumerate(w):
+                    e = slice(tree.first_edge[roots[r]], tree.first_edge[roots[r]] + tree.num_edges[roots[r]])
+                    acts = tree.edge_action[e]
+                    logits[k, acts] = tree.edge_logit[e]
+                    noise[k, acts] = tree.edge_gumbel[e]
+                logits = np.where(wins[w], logits, -np.inf)
+                chosen[w] = np.argmax(logits + noise, axis=1)
+                prior = np.exp(logits - logits.max(axis=1, keepdims=True))
+                policy[w] = prior / prior.sum(axis=1, keepdims=True)
+                root_value[w] = rewards[w]
         return SearchResult(chosen, policy, root_value, tree)
