@@ -95,6 +95,75 @@ def test_finds_the_win_in_one_and_targets_it():
     assert r.policy[0, wins].min() > r.policy[0].max() / 2
 
 
+def wins_at_once(core, state, row, action) -> bool:
+    """Whether ``action`` ends row ``row``'s game with the best reward for its mover."""
+    child = state.take([row])
+    mover = int(child.current_player[0])
+    core.step(child, np.array([action]))
+    return bool(child.done[0] and child.rewards[0, mover] >= core.reward_range[1])
+
+
+def test_find_wins_plays_a_win_at_once_whatever_the_network_thinks():
+    core = YoxiiCore()
+    s = forced_win_position()
+    legal = np.flatnonzero(core.legal_action_mask(s)[0])
+    wins = [a for a in legal if wins_at_once(core, s, 0, a)]
+    assert 1 <= len(wins) < legal.size / 4
+
+    def blind(obs):  # a network sure that the wins are the worst moves
+        logits = np.zeros((obs.shape[0], core.num_actions), np.float32)
+        logits[:, wins] = -20.0
+        return logits, np.zeros((obs.shape[0], 2), np.float32)
+    plain = GumbelSearch(core, blind, simulations=8, max_considered=4).run(s)
+    assert plain.action[0] not in wins  # the wins are never considered
+    r = GumbelSearch(core, blind, simulations=8, max_considered=4, find_wins=True).run(s)
+    assert r.action[0] in wins
+    np.testing.assert_allclose(r.policy[0].sum(), 1.0, rtol=1e-6)
+    assert set(np.flatnonzero(r.policy[0])) == set(wins)  # the target: only the wins
+    np.testing.assert_array_equal(r.value[0], [1.0, -1.0])
+
+
+def test_find_wins_sees_the_replies_that_win_at_once():
+    """A root move after which the opponent can win at once is valued as that loss, exactly."""
+    core = YoxiiCore()
+    state = random_positions(core, np.arange(64), [24] * 64)
+    rows = []
+    for r in np.flatnonzero(~state.done):  # positions where some moves let the opponent win at once
+        child = state.take([r])
+        legal = np.flatnonzero(core.legal_action_mask(child)[0])
+        losing = []
+        for a in legal:
+            after = child.take([0])
+            core.step(after, np.array([a]))
+            if not after.done[0]:
+                replies = np.flatnonzero(core.legal_action_mask(after)[0])
+                losing.append(any(wins_at_once(core, after, 0, b) for b in replies))
+            else:
+                losing.append(False)
+        if 0 < sum(losing) < len(losing):
+            rows.append((r, legal, np.array(losing)))
+        if len(rows) == 3:
+            break
+    assert rows, "no test position"
+    for r, legal, losing in rows:
+        s = state.take([r])
+        n = legal.size  # every legal move considered and visited once: the policy ranks them by value
+        r_on = GumbelSearch(core, flat_network(core), simulations=n, max_considered=n, gumbel_scale=0.0,
+                            find_wins=True).run(s)
+        r_off = GumbelSearch(core, flat_network(core), simulations=n, max_considered=n,
+                             gumbel_scale=0.0).run(s)
+        np.testing.assert_allclose(r_off.policy[0, legal], 1.0 / n, rtol=1e-5)  # no evidence without it
+        p = r_on.policy[0, legal]
+        assert p[losing].max() < p[~losing].min()
+        t = r_on.tree
+        e = slice(t.first_edge[0], t.first_edge[0] + t.num_edges[0])
+        kids = t.edge_child[e]
+        mover = int(s.current_player[0])
+        lost = kids[np.isin(t.edge_action[e], legal[losing])]
+        assert t.terminal[lost].all()
+        np.testing.assert_allclose(t.value_sum[lost, mover] / t.visits[lost], core.reward_range[0])
+
+
 def test_improved_policy_follows_the_network_without_evidence():
     """With one simulation per considered action and equal values, the target is the prior."""
     core = make_core("koi")
@@ -196,8 +265,9 @@ def test_az_spec_parsing():
     assert parse_az_spec("az:C:/x.safetensors:8:gumbel_scale=0") == ("C:/x.safetensors", 8, {"gumbel_scale": 0.0})
     assert parse_az_spec("az:x:200:max_considered=8,c_puct=2.5") == ("x", 200,
                                                                      {"max_considered": 8, "c_puct": 2.5})
+    assert parse_az_spec("az:x:200:find_wins=1") == ("x", 200, {"find_wins": True})
     for spec in ("az:x:200:gumbel_scale=0.25,max_considered=8", "az:x:8:c_puct=1.23456789,value_scale=1e-07",
-                 "az:x:5", "az:x"):
+                 "az:x:5", "az:x", "az:x:200:find_wins=1", "az:x:200:find_wins=0"):
         assert az_spec(*parse_az_spec(spec)) == spec  # the written form reads back the same
     for bad in ("az:", "az::5", "az:x:0", "az:x:100001"):
         with pytest.raises(OptionError, match="az"):
@@ -211,6 +281,8 @@ def test_az_spec_parsing():
                        ("az:x:8:max_considered=2.5", "max_considered must be"),
                        ("az:x:8:max_considered=99999", "max_considered must be"),
                        ("az:x:8:c_puct=1,c_puct=2", "given twice"),
+                       ("az:x:8:find_wins=2", "find_wins must be 0 or 1"),
+                       ("az:x:8:find_wins=true", "find_wins must be 0 or 1"),
                        ("az:x:gumbel_scale=0", "need a number of simulations")):
         with pytest.raises(OptionError, match=named):
             parse_az_spec(bad)
@@ -325,6 +397,23 @@ def test_trainer_machinery(tmp_path, game):
         assert (tmp_path / "run" / "final.safetensors").exists()
     finally:
         t.close()
+
+
+def test_trainer_searches_with_find_wins(tmp_path):
+    """``az.find_wins`` reaches the self-play search, the quick evaluation and the final entrant."""
+    from training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run", "yoxii", **{"az.find_wins": True}), log=lambda m: None)
+    try:
+        t.train()
+        assert t.search.find_wins
+        n = t.replay.size
+        np.testing.assert_allclose(t.replay.policy[:n].astype(np.float64).sum(axis=1), 1.0, atol=2e-3)
+        assert not t.replay.policy[:n][~t.replay.mask[:n]].any()
+        assert t.final_entrant("f.safetensors") == "az:f.safetensors:2:find_wins=1"
+    finally:
+        t.close()
+    with pytest.raises(ConfigError, match="find_wins"):
+        tiny_config(tmp_path / "bad", "yoxii", **{"az.find_wins": 1})
 
 
 def test_trainer_plays_a_share_of_games_against_the_baselines(tmp_path):
