@@ -4,7 +4,8 @@ Agent specs: ``az:<checkpoint>:<simulations>`` searches with that many
 simulations per move (see :mod:`yyenvs.agents.gumbel`), and
 ``az:<checkpoint>:<simulations>:<key>=<value>[,...]`` with other settings of
 the search (:data:`SEARCH_OPTIONS`, e.g. ``gumbel_scale=0`` for a search
-without noise at the root); ``az:<checkpoint>``, or the checkpoint path alone,
+without noise at the root, ``find_wins=1`` for one that checks every node for a
+win at once); ``az:<checkpoint>``, or the checkpoint path alone,
 plays the network's most probable legal action.  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).

@@ -30,6 +30,11 @@ the new nodes in one network call and backs their values up.
   core's ``chance="explicit"`` twin; a chance node's edges are its outcomes
   with their probabilities, and a simulation through it draws one with the
   search's own random numbers, never the game's stream.
+* **Wins at once** (``find_wins``): every new node, and the root, also
+  steps each legal move of its mover; a node whose mover can end the game
+  with the top of ``core.reward_range`` is a finished game in the tree, worth
+  that win, and a root that can plays the win, its policy the prior over the
+  winning moves.
 * **Values** are vectors, one entry per seat, so 1-4 players and a player
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
