@@ -13,6 +13,7 @@ did nothing but evaluate could reach.
 
     .venv/bin/python benchmarks/search_speed.py                 # Yoxii and Koi, 256 x 32, 2x128 MLP
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024
+    .venv/bin/python benchmarks/search_speed.py --find-wins      # also with the check for wins at once
 """
 from __future__ import annotations
 
@@ -45,12 +46,12 @@ def positions(core, batch: int, seed: int = 0):
     return state.take(np.flatnonzero(~state.done))
 
 
-def measure(game: str, batch: int, simulations: int, hidden, repeats: int) -> dict:
+def measure(game: str, batch: int, simulations: int, hidden, repeats: int, find_wins: bool = False) -> dict:
     core = make_core(game, **OPTIONS.get(game, {}))
     torch.manual_seed(0)
     evaluate = NetworkEvaluator(make_network(core, network_description(core, hidden)))
     state = positions(core, batch)
-    search = GumbelSearch(core, evaluate, simulations)
+    search = GumbelSearch(core, evaluate, simulations, find_wins=find_wins)
     search.run(state)  # compiles the kernels, allocates the tree
     rates, shares = [], []
     obs = core.observe(state, state.current_player)
@@ -80,19 +81,26 @@ def main(argv=None) -> int:
     p.add_argument("--hidden", type=int, nargs="+", default=[128, 128])
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--find-wins", action="store_true",
+                   help="each search also without and with find_wins, side by side")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     print(hardware())
     print(f"search: {args.batch} games x {args.simulations} simulations, MLP {args.hidden} with random weights, "
           f"torch {torch.__version__} on {args.threads} threads; median of {args.repeats}")
     for game in args.games:
-        r = measure(game, args.batch, args.simulations, args.hidden, args.repeats)
-        sh = r["share"]
-        other = 1 - sum(sh.values())
-        print(f"{game:8} {str(r['options'] or ''):34} {r['sims/s']:9,.0f} simulations/s "
-              f"(network alone {r['network only']:9,.0f}/s, ratio {r['sims/s'] / r['network only']:.2f}); "
-              f"time in network {100 * sh['network']:.0f}%, core {100 * sh['core']:.0f}%, "
-              f"tree {100 * sh['tree']:.0f}%, other {100 * other:.0f}%")
+        plain = None
+        for find_wins in ((False, True) if args.find_wins else (False,)):
+            r = measure(game, args.batch, args.simulations, args.hidden, args.repeats, find_wins)
+            sh = r["share"]
+            other = 1 - sum(sh.values())
+            label = game + (" find_wins" if find_wins else "")
+            slower = f", {plain / r['sims/s']:.2f}x the time of the plain search" if plain else ""
+            print(f"{label:18} {str(r['options'] or ''):34} {r['sims/s']:9,.0f} simulations/s "
+                  f"(network alone {r['network only']:9,.0f}/s, ratio {r['sims/s'] / r['network only']:.2f}); "
+                  f"time in network {100 * sh['network']:.0f}%, core {100 * sh['core']:.0f}%, "
+                  f"tree {100 * sh['tree']:.0f}%, other {100 * other:.0f}%{slower}")
+            plain = plain or r["sims/s"]
     return 0
 
 
