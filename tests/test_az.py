@@ -53,15 +53,17 @@ def test_sequential_halving_schedule():
 
 
 # -- the search --------------------------------------------------------------------------------
+@pytest.mark.parametrize("rollout_weight", [0.0, 0.5])
 @pytest.mark.parametrize("game,options", [("yoxii", {}), ("koi", {}), ("yinyang", {}),
                                           ("yinyang", {"num_players": 3})])
-def test_search_targets_are_distributions_over_legal_actions(game, options):
+def test_search_targets_are_distributions_over_legal_actions(game, options, rollout_weight):
     core = make_core(game, **options)
     state = random_positions(core, np.arange(6), [0, 1, 3, 5, 8, 13])
     state = state.take(np.flatnonzero(~state.done))
     from yyenvs.agents.pvnet import NetworkEvaluator
     sims = 12
-    r = GumbelSearch(core, NetworkEvaluator(random_network(core)), sims, max_considered=4).run(state)
+    r = GumbelSearch(core, NetworkEvaluator(random_network(core)), sims, max_considered=4,
+                     rollout_weight=rollout_weight).run(state)
     mask = core.legal_action_mask(state)
     np.testing.assert_allclose(r.policy.sum(axis=1), 1.0, rtol=1e-5)
     assert (r.policy >= 0).all() and (r.policy[~mask] == 0).all()
@@ -183,21 +185,63 @@ def test_improved_policy_follows_the_network_without_evidence():
     np.testing.assert_array_equal(r.action, np.argmax(np.where(mask, prior, -1), axis=1))
 
 
-def test_same_state_same_search_in_any_batch():
+@pytest.mark.parametrize("rollout_weight", [0.0, 0.5])
+def test_same_state_same_search_in_any_batch(rollout_weight):
     core = make_core("koi")
     state = random_positions(core, np.arange(5), [1, 2, 3, 4, 5])
     net = random_network(core)
     from yyenvs.agents.pvnet import NetworkEvaluator
-    search = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5)
+    search = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5, rollout_weight=rollout_weight)
     whole = search.run(state)
     for i in (0, 3):
         alone = search.run(state.take([i]))
         assert alone.action[0] == whole.action[i]
         np.testing.assert_allclose(alone.policy[0], whole.policy[i], rtol=1e-6, atol=1e-7)
-    again = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5).run(state.take([4, 2, 0]))
+    again = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5,
+                         rollout_weight=rollout_weight).run(state.take([4, 2, 0]))
     np.testing.assert_array_equal(again.action, whole.action[[4, 2, 0]])
     other_seed = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=6).run(state)
     assert not np.array_equal(other_seed.policy, whole.policy)  # the seed salts the Gumbel draws
+
+
+@pytest.mark.parametrize("game", ["yoxii", "yinyang"])
+def test_rollouts_mix_into_the_leaf_values(game):
+    """With ``rollout_weight`` w, every node the network evaluates is worth (1 - w) times the
+    network's value plus w times a rollout's from it (the MCTS baseline's rollouts)."""
+    from yyenvs.agents.rollout import Rollouts
+    core = make_core(game)
+    state = random_positions(core, np.arange(4), [4, 6, 8, 10])
+    state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
+
+    def hopeful(obs):  # flat logits; every seat the network observes from is sure to win
+        n = obs.shape[0]
+        values = np.full((n, core.num_players), -1.0, np.float32)
+        values[:, 0] = 1.0
+        return np.zeros((n, core.num_actions), np.float32), values
+    w = 0.25
+    search = GumbelSearch(core, hopeful, simulations=16, max_considered=4, seed=3, rollout_weight=w)
+    t = search.run(state).tree
+    C = t.nodes_per_row
+    scale = search._rollout_scale
+    assert scale.shape == (state.batch_size,) and (scale > 0).all() and np.isfinite(scale).all()
+    rollouts = Rollouts(search.search_core, search.seed)
+    lo, hi = core.reward_range
+    checked = 0
+    for r, count in enumerate(t.node_count):
+        for n in range(r * C, r * C + count):
+            if t.terminal[n]:
+                continue
+            net = np.full(core.num_players, -1.0)
+            net[t.observer[n]] = 1.0
+            played = rollouts.values(t.states.take([n]), np.array([n % C], np.uint64), scale[[r]])[0]
+            np.testing.assert_allclose(t.raw_value[n], np.clip((1 - w) * net + w * played, lo, hi), atol=1e-6)
+            checked += 1
+    assert checked > 20
+    plain = GumbelSearch(core, hopeful, simulations=16, max_considered=4, seed=3).run(state).tree
+    assert not np.allclose(plain.raw_value[t.roots], t.raw_value[t.roots])
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="rollout_weight must be a number from 0 to 1"):
+            GumbelSearch(core, hopeful, rollout_weight=bad)
 
 
 def test_search_refuses_finished_games_and_chance_nodes():
@@ -266,8 +310,10 @@ def test_az_spec_parsing():
     assert parse_az_spec("az:x:200:max_considered=8,c_puct=2.5") == ("x", 200,
                                                                      {"max_considered": 8, "c_puct": 2.5})
     assert parse_az_spec("az:x:200:find_wins=1") == ("x", 200, {"find_wins": True})
+    assert parse_az_spec("az:x:200:rollout_weight=0.5") == ("x", 200, {"rollout_weight": 0.5})
     for spec in ("az:x:200:gumbel_scale=0.25,max_considered=8", "az:x:8:c_puct=1.23456789,value_scale=1e-07",
-                 "az:x:5", "az:x", "az:x:200:find_wins=1", "az:x:200:find_wins=0"):
+                 "az:x:5", "az:x", "az:x:200:find_wins=1", "az:x:200:find_wins=0",
+                 "az:x:200:find_wins=1,rollout_weight=0.5", "az:x:200:rollout_weight=1"):
         assert az_spec(*parse_az_spec(spec)) == spec  # the written form reads back the same
     for bad in ("az:", "az::5", "az:x:0", "az:x:100001"):
         with pytest.raises(OptionError, match="az"):
@@ -283,6 +329,9 @@ def test_az_spec_parsing():
                        ("az:x:8:c_puct=1,c_puct=2", "given twice"),
                        ("az:x:8:find_wins=2", "find_wins must be 0 or 1"),
                        ("az:x:8:find_wins=true", "find_wins must be 0 or 1"),
+                       ("az:x:8:rollout_weight=1.5", "rollout_weight must be a number from 0 to 1"),
+                       ("az:x:8:rollout_weight=nan", "rollout_weight must be"),
+                       ("az:x:8:rollout_weight=-0.5", "rollout_weight must be"),
                        ("az:x:gumbel_scale=0", "need a number of simulations")):
         with pytest.raises(OptionError, match=named):
             parse_az_spec(bad)
@@ -307,6 +356,7 @@ def test_az_spec_search_options_reach_the_search(tmp_path):
     quiet = make_agent(f"az:{path}:8:gumbel_scale=0,max_considered=4", core)
     assert quiet.search.gumbel_scale == 0 and quiet.search.max_considered == 4
     assert quiet.name == "net:8:gumbel_scale=0,max_considered=4"
+    assert make_agent(f"az:{path}:8:rollout_weight=0.5", core).search.rollout_weight == 0.5
     np.testing.assert_array_equal(moves(f"az:{path}:8:gumbel_scale=0", 1), moves(f"az:{path}:8:gumbel_scale=0", 2))
     assert (moves(f"az:{path}:8", 1) != moves(f"az:{path}:8", 2)).any()
 
@@ -400,16 +450,19 @@ def test_trainer_machinery(tmp_path, game):
 
 
 def test_trainer_searches_with_find_wins(tmp_path):
-    """``az.find_wins`` reaches the self-play search, the quick evaluation and the final entrant."""
+    """``az.find_wins`` reaches the self-play search, the quick evaluation and the final entrant,
+    with the other search settings that differ from an agent's defaults."""
     from training.az import AZTrainer
-    t = AZTrainer(tiny_config(tmp_path / "run", "yoxii", **{"az.find_wins": True}), log=lambda m: None)
+    t = AZTrainer(tiny_config(tmp_path / "run", "yoxii", **{"az.find_wins": True, "az.c_puct": 2.0}),
+                  log=lambda m: None)
     try:
         t.train()
         assert t.search.find_wins
         n = t.replay.size
         np.testing.assert_allclose(t.replay.policy[:n].astype(np.float64).sum(axis=1), 1.0, atol=2e-3)
         assert not t.replay.policy[:n][~t.replay.mask[:n]].any()
-        assert t.final_entrant("f.safetensors") == "az:f.safetensors:2:find_wins=1"
+        assert t.final_entrant("f.safetensors") == "az:f.safetensors:2:max_considered=4,c_puct=2,find_wins=1"
+        assert t.search.c_puct == 2.0
     finally:
         t.close()
     with pytest.raises(ConfigError, match="find_wins"):

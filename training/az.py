@@ -391,9 +391,17 @@ class AZTrainer(TrainingRun):
         self._save(os.path.join(self.dirs["snapshots"], name), "snapshot")
         return name
 
+    def eval_search_options(self) -> dict:
+        """The config's search settings that differ from an az agent's defaults: the evaluations'
+        searches (quick and final) use them, so they search as self-play does."""
+        import inspect
+        defaults = inspect.signature(GumbelSearch).parameters
+        keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins")
+        return {k: self.az[k] for k in keys if self.az[k] != defaults[k].default}
+
     def final_entrant(self, final: str) -> str:
         from yyenvs.agents.az import az_spec
-        return az_spec(final, self.az["eval_simulations"], {"find_wins": True} if self.az["find_wins"] else None)
+        return az_spec(final, self.az["eval_simulations"], self.eval_search_options())
 
     def quick_eval(self) -> dict:
         from yyenvs.agents import make_agent
@@ -402,8 +410,7 @@ class AZTrainer(TrainingRun):
         from training.ratings import wilson_interval
         ev = self.cfg["eval"]
         me = AZAgent(self.core, self.net, self.cfg["seed"], self.az["eval_simulations"], label="current",
-                     max_considered=self.az["max_considered"], c_puct=self.az["c_puct"],
-                     find_wins=self.az["find_wins"])
+                     **self.eval_search_options())
         out = {"step": self.num_timesteps}
         for k, name in enumerate(ev["opponents"]):
             r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],

@@ -5,7 +5,8 @@ simulations per move (see :mod:`yyenvs.agents.gumbel`), and
 ``az:<checkpoint>:<simulations>:<key>=<value>[,...]`` with other settings of
 the search (:data:`SEARCH_OPTIONS`, e.g. ``gumbel_scale=0`` for a search
 without noise at the root, ``find_wins=1`` for one that checks every node for a
-win at once); ``az:<checkpoint>``, or the checkpoint path alone,
+win at once, ``rollout_weight=0.5`` for leaf values half the network's and half
+a rollout's); ``az:<checkpoint>``, or the checkpoint path alone,
 plays the network's most probable legal action.  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).
@@ -28,7 +29,9 @@ from yyenvs.core.rng import uniform01
 MAX_AZ_SIMULATIONS = 100_000
 #: the search settings an ``az:`` spec may set (GumbelSearch keywords) and their types
 SEARCH_OPTIONS = {"gumbel_scale": float, "max_considered": int, "c_puct": float, "value_scale": float,
-                  "maxvisit_init": float, "find_wins": bool}
+                  "maxvisit_init": float, "find_wins": bool, "rollout_weight": float}
+#: the search settings whose numbers have a ceiling (the others: any finite number >= 0)
+_SEARCH_MOST = {"rollout_weight": 1.0}
 MAX_CONSIDERED = 4096  # more than any game's legal actions; bounds the search's halving table
 _SIMS_RE = re.compile(r"(.*):([0-9]{1,7})(?::([^:]*=[^:]*))?")
 _TAG_SAMPLE = 17  # the random-number stream of sampled moves
@@ -57,8 +60,10 @@ def _search_options(text: str, spec: str) -> dict:
         except ValueError:
             number = None
         low, high = (1, MAX_CONSIDERED + 1) if kind is int else (0, math.inf)
-        if number is None or not (low <= number < high):  # NaN fails both comparisons
-            need = f"an integer from 1 to {MAX_CONSIDERED:,}" if kind is int else "a finite number >= 0"
+        most = _SEARCH_MOST.get(key)
+        if number is None or not (low <= number < high) or (most is not None and number > most):  # NaN fails
+            need = (f"an integer from 1 to {MAX_CONSIDERED:,}" if kind is int else
+                    f"a number from 0 to {_number(most)}" if most is not None else "a finite number >= 0")
             raise OptionError(f"az agent {show(spec)}: {key} must be {need}, got {show(value)}")
         out[key] = number
     return out

@@ -35,6 +35,13 @@ the new nodes in one network call and backs their values up.
   with the top of ``core.reward_range`` is a finished game in the tree, worth
   that win, and a root that can plays the win, its policy the prior over the
   winning moves.
+* **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
+  also played on by a rollout of :mod:`yyenvs.agents.rollout` (four greedy
+  moves, then the game's heuristic squashed by the spread of the root's
+  one-ply heuristics, as the MCTS baseline values its leaves), and its value
+  is ``(1 - w) * network + w * rollout`` (AlphaGo's mixed evaluation).  It
+  uses the game's heuristic, so it is an option of the agents, off in
+  training.
 * **Values** are vectors, one entry per seat, so 1-4 players and a player
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
@@ -53,6 +60,7 @@ import time
 import numpy as np
 from numba import njit
 
+from yyenvs.agents.rollout import Rollouts, sibling_spread
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
@@ -442,7 +450,8 @@ class GumbelSearch:
 
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
-                 maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False):
+                 maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False,
+                 rollout_weight: float = 0.0):
         if simulations < 1 or max_considered < 1:
             raise ValueError(f"simulations and max_considered must be at least 1, got {simulations}, "
                              f"{max_considered}")
@@ -450,6 +459,8 @@ class GumbelSearch:
                         ("maxvisit_init", maxvisit_init)):
             if not (math.isfinite(v) and v >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
+        if not 0 <= rollout_weight <= 1:  # NaN fails too
+            raise ValueError(f"rollout_weight must be a number from 0 to 1, got {rollout_weight!r}")
         self.core = core
         self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
         self.evaluate = evaluate
@@ -461,6 +472,9 @@ class GumbelSearch:
         self.maxvisit_init = float(maxvisit_init)
         self.seed = np.uint64(seed % (1 << 64))
         self.find_wins = bool(find_wins)
+        self.rollout_weight = float(rollout_weight)
+        self.rollouts = Rollouts(self.search_core, self.seed) if self.rollout_weight > 0 else None
+        self._rollout_scale = np.ones(0)  # per root, set by each search that rolls out
         self._table = considered_table(self.max_considered, self.simulations)
         self._tree: Tree | None = None
         #: seconds spent so far in the network, the core (step, mask, observe, state copies) and
@@ -487,6 +501,31 @@ class GumbelSearch:
             rewards[rows[win]] = ch.rewards[win]
         return wins.any(axis=1), wins, rewards
 
+    def _root_spread(self, root: BatchState) -> np.ndarray:
+        """(B,) the spread of the one-ply heuristics of each root's moves for its mover: the scale
+        of the rollouts' heuristic, as in the MCTS baseline."""
+        core = self.search_core
+        rows, acts = np.nonzero(core.legal_action_mask(root)[:, :self.core.num_actions])
+        children = root.take(rows)
+        core.step(children, acts)
+        h = self.rollouts.heuristic(children, root.current_player[rows].astype(np.int64))
+        if h is None:
+            return np.ones(root.batch_size)
+        return sibling_spread(h, ~children.done, rows, root.batch_size)[1]
+
+    def _mix_rollouts(self, tree: Tree, nodes: np.ndarray, st: BatchState, value: np.ndarray,
+                      rows: np.ndarray) -> None:
+        """Mix a rollout's value from each of ``nodes`` into the network's (``raw_value`` and
+        ``value[rows]``), clipped to the reward range."""
+        C = tree.nodes_per_row
+        salt = (nodes % C).astype(np.uint64)  # the node's place in its row's tree: batch-independent
+        played = self.rollouts.values(st.take(np.arange(st.batch_size)), salt,
+                                      self._rollout_scale[nodes // C])
+        w = self.rollout_weight
+        mixed = np.clip((1 - w) * tree.raw_value[nodes] + w * played, *self.search_core.reward_range)
+        tree.raw_value[nodes] = mixed
+        value[rows] = mixed
+
     def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray,
                       value: np.ndarray, rows: np.ndarray) -> None:
         """Evaluate and expand ``nodes`` (their states ``st``, none finished); their values per
@@ -508,6 +547,10 @@ class GumbelSearch:
         clock["core"] += t1 - t0
         clock["network"] += t2 - t1
         clock["tree"] += time.perf_counter() - t2
+        if self.rollouts is not None:
+            t3 = time.perf_counter()
+            self._mix_rollouts(tree, nodes, st, value, rows)
+            clock["core"] += time.perf_counter() - t3
         chance = np.flatnonzero(st.current_player == CHANCE_PLAYER)
         if chance.size:  # a chance node's edges are its outcomes: their probabilities, not a policy
             probs = core.chance_probabilities(st.take(chance))
@@ -546,6 +589,8 @@ class GumbelSearch:
         tree.to_move[roots] = root.current_player
         tree.observer[roots] = root.current_player
         value = np.zeros((B, P))
+        if self.rollouts is not None:
+            self._rollout_scale = self._root_spread(root)
         self._evaluate_new(tree, roots, root, root.current_player.astype(np.int64), value, np.arange(B))
         tree.visits[roots] = 1
         tree.value_sum[roots] = value

@@ -32,9 +32,9 @@ The search (per row, per ``act``):
   reads the game's own stream, so it cannot see the real game's future throws;
   the caller still steps the real game with its (sampled) core, and ``act``
   returns player actions only.
-* **Evaluation.**  A rollout from the new leaf (greedy or random moves, all
-  leaves of all rows stepped as one batch; chance outcomes sampled as above)
-  until the game ends or after ``max_rollout_steps`` moves, when
+* **Evaluation.**  A rollout (:mod:`yyenvs.agents.rollout`) from the new leaf
+  (greedy or random moves, all leaves of all rows stepped as one batch; chance
+  outcomes sampled as above) until the game ends or after ``max_rollout_steps`` moves, when
   ``tanh(heuristic / scale)`` per player is used (``scale``: ``value_scale``
   if given, else the spread of the root's one-ply heuristics).  The value is
   a vector (one entry per player): rewards collected along the path plus the
@@ -58,8 +58,8 @@ import math
 import numpy as np
 from numba import njit
 
-from yyenvs.agents.base import Agent, sample_legal, sample_weighted
-from yyenvs.agents.scripted import greedy_actions
+from yyenvs.agents.base import Agent
+from yyenvs.agents.rollout import Rollouts, sibling_spread
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
@@ -70,7 +70,8 @@ MAX_SIMULATIONS = 1_000_000
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: random-number tags (one stream per use)
-_TAG_ROOT, _TAG_DECISION, _TAG_ROLLOUT, _TAG_ROLLOUT_CHANCE, _TAG_TREE_CHANCE, _TAG_EDGE = 1, 3, 5, 6, 8, 77
+#: (5 and 6 are the rollouts' streams, see yyenvs.agents.rollout)
+_TAG_ROOT, _TAG_DECISION, _TAG_TREE_CHANCE, _TAG_EDGE = 1, 3, 8, 77
 
 
 # --------------------------------------------------------------------------
@@ -405,39 +406,11 @@ class MCTSAgent(Agent):
         self.explicit = bool(self.search_core.explicit_chance)
         self.max_rollout_steps = (self.search_core.max_game_length + 1 if max_rollout_steps is None
                                   else _count("max_rollout_steps", max_rollout_steps, 0))
-        self._has_heuristic = None  # decided on first use
+        self.rollouts = Rollouts(self.search_core, self.seed, rollout, self.max_rollout_steps)
 
     def __repr__(self) -> str:
         return (f"MCTSAgent(seed={int(self.seed)}, simulations={self.simulations}, "
                 f"rollout={show(self.rollout)}, prior={show(self.prior)})")
-
-    # -- helpers -----------------------------------------------------------
-    def _heuristic(self, state, player):
-        """``search_core.heuristic``, or None for a core that has none."""
-        if self._has_heuristic is False:
-            return None
-        try:
-            h = np.asarray(self.search_core.heuristic(state, player), dtype=np.float64)
-        except NotImplementedError:
-            self._has_heuristic = False
-            return None
-        self._has_heuristic = True
-        return h
-
-    def _resolve_chance(self, cur: BatchState, salt: np.ndarray, ret: np.ndarray, idx: np.ndarray) -> None:
-        """Step every chance node of ``cur`` with an outcome drawn by its probabilities (in place)."""
-        core = self.search_core
-        for k in range(core.max_game_length + 1):
-            chance = core.is_chance_node(cur)
-            if not chance.any():
-                return
-            u = uniform01(self.seed, cur.seed, cur.ply.astype(np.uint64), salt,
-                          np.uint64(_TAG_ROLLOUT_CHANCE), np.uint64(k))
-            outcome = np.empty(cur.batch_size, np.int64)
-            sample_weighted(core.chance_probabilities(cur), u, outcome)
-            outcome[~chance] = -1
-            core.step(cur, outcome)
-            ret[idx] += cur.rewards
 
     # -- expansion ------------------------------------------------------------
     def _expand(self, tree: SearchTree, nodes: np.ndarray, states: BatchState, root: bool = False):
@@ -516,63 +489,16 @@ class MCTSAgent(Agent):
             best = ch.rewards.astype(np.float64).max(axis=1)
             tree.root_edge_win = np.where(ch.terminated & (r_mover > 0) & (r_mover >= best),
                                           r_mover, -np.inf)
-        h = self._heuristic(ch, player)
+        h = self.rollouts.heuristic(ch, player)
         if h is None:
             return spread, None
-        live = (~ch.done).astype(np.float64)
-        cnt = np.maximum(np.bincount(rows, weights=live, minlength=n), 1)
-        mean = np.bincount(rows, weights=h * live, minlength=n) / cnt
-        var = np.bincount(rows, weights=(h - mean[rows]) ** 2 * live, minlength=n) / cnt
-        std = np.sqrt(var)
-        spread = np.where(std > 1e-9, std, np.where(np.abs(mean) > 1e-9, np.abs(mean), 1.0))
+        mean, spread = sibling_spread(h, ~ch.done, rows, n)
         z = np.clip((h - mean[rows]) / spread[rows], -3.0, 3.0)
         # finished children: their real outcome for the mover
         z = np.where(ch.terminated, np.sign(r_mover) * 6.0, np.where(ch.truncated, 0.0, z))
         if self.prior != "heuristic":
             return spread, None
         return spread, _group_softmax(self.prior_beta * z, rows, n)
-
-    # -- evaluation -------------------------------------------------------------
-    def _evaluate(self, st: BatchState, salt: np.ndarray, scale: np.ndarray) -> np.ndarray:
-        """(S, P) value of each state: rollout rewards plus squashed heuristic."""
-        core = self.search_core
-        P = core.num_players
-        S = st.batch_size
-        ret = np.zeros((S, P), dtype=np.float64)
-        idx = np.arange(S)
-        cur = st
-        if self.explicit:
-            self._resolve_chance(cur, salt, ret, idx)
-        for t in range(self.max_rollout_steps):
-            live = ~cur.done
-            if not live.any():
-                break
-            if live.sum() * 2 < cur.batch_size:
-                cur = cur.take(live)
-                idx = idx[live]
-            mask = core.legal_action_mask(cur)
-            u = uniform01(self.seed, cur.seed, cur.ply.astype(np.uint64), salt[idx],
-                          np.uint64(_TAG_ROLLOUT))
-            if self.rollout == "greedy":
-                a = greedy_actions(core, cur, mask, u, value=self._heuristic)
-            else:
-                a = np.empty(cur.batch_size, dtype=np.int64)
-                sample_legal(np.ascontiguousarray(mask), u, a)
-            a[cur.done] = -1
-            core.step(cur, a)
-            ret[idx] += cur.rewards
-            if self.explicit:
-                self._resolve_chance(cur, salt[idx], ret, idx)
-        live = ~cur.done
-        if live.any():
-            sub = cur.take(live) if not live.all() else cur
-            rows = idx[live]
-            for p in range(P):
-                h = self._heuristic(sub, np.full(sub.batch_size, p, dtype=np.int8))
-                if h is None:
-                    break
-                ret[rows, p] += np.tanh(h / scale[rows])
-        return ret
 
     # -- the search ---------------------------------------------------------------
     def act(self, state: BatchState, mask: np.ndarray) -> np.ndarray:
@@ -639,7 +565,7 @@ class MCTSAgent(Agent):
             value = np.zeros((S, P), np.float64)
             ev = np.flatnonzero(~tree.terminal[leaf])
             if ev.size:
-                value[ev] = self._evaluate(tree.states.take(leaf[ev]), salt[ev], scale[ev // nsim])
+                value[ev] = self.rollouts.values(tree.states.take(leaf[ev]), salt[ev], scale[ev // nsim])
             _backup(nsim, C, path, depth, value, tree.parent, tree.to_move, tree.reward, tree.value_sum)
             done_sims += nsim
         return tree
