@@ -393,10 +393,12 @@ def _backup(path, depth, value, reward, visits, value_sum):
 
 @njit(cache=True)
 def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit,
-                  edge_gumbel, visits, value_sum, raw_value, maxvisit_init, value_scale, policy, chosen,
+                  edge_gumbel, visits, value_sum, raw_value, maxvisit_init, value_scale, wins, policy, chosen,
                   edges, q):
     """Per root: the improved policy softmax(logit + sigma(q)) into ``policy`` (B, A) and the
-    chosen action, the best of the most visited by gumbel + logit + sigma(q)."""
+    chosen action, the best of the most visited by gumbel + logit + sigma(q).  A root with
+    actions in ``wins`` (B, A) plays the one of best gumbel + logit among them instead, and its
+    policy is the prior over them alone."""
     for r in range(policy.shape[0]):
         node = r * C
         e0 = first_edge[node]
@@ -405,6 +407,12 @@ def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, ed
             edges[j] = e0 + j
         top_n = _sigma_q(node, to_move[node], edges, k, True, edge_child, edge_prior, visits, value_sum,
                          raw_value, maxvisit_init, value_scale, q)
+        has_win = False
+        for j in range(k):
+            has_win = has_win or wins[r, edge_action[e0 + j]]
+        if has_win:  # only the wins count, by the prior alone
+            for j in range(k):
+                q[j] = 0.0 if wins[r, edge_action[e0 + j]] else -np.inf
         hi = -np.inf
         for j in range(k):
             hi = max(hi, edge_logit[e0 + j] + q[j])
@@ -420,7 +428,7 @@ def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, ed
             ch = edge_child[e0 + j]
             n = visits[ch] if ch >= 0 else 0
             score = edge_gumbel[e0 + j] + edge_logit[e0 + j] + q[j]
-            if n == top_n and (best < 0 or score > best_score):
+            if (wins[r, a] if has_win else n == top_n) and (best < 0 or score > best_score):
                 best = a
                 best_score = score
         chosen[r] = best
@@ -652,29 +660,18 @@ class GumbelSearch:
             t2 = time.perf_counter()
             _backup(path, depth, value, tree.reward, tree.visits, tree.value_sum)
             clock["tree"] += time.perf_counter() - t2
+        wins = np.zeros((B, self.core.num_actions), np.bool_)
+        if self.find_wins:  # a win at once is played; the policy is the prior over the wins
+            t0 = time.perf_counter()
+            won, wins, win_rewards = self._wins_at_once(root)
+            clock["core"] += time.perf_counter() - t0
         policy = np.zeros((B, self.core.num_actions), np.float32)
         chosen = np.zeros(B, np.int64)
         _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,
                       tree.edge_prior, tree.edge_logit, tree.edge_gumbel, tree.visits, tree.value_sum,
-                      tree.raw_value, self.maxvisit_init, self.value_scale, policy, chosen,
+                      tree.raw_value, self.maxvisit_init, self.value_scale, wins, policy, chosen,
                       np.zeros(core.num_actions, np.int64), q)
         root_value = tree.value_sum[roots] / tree.visits[roots][:, None]
-        if self.find_wins:  # a win at once is played; the policy is the prior over the wins
-            t0 = time.perf_counter()
-            won, wins, rewards = self._wins_at_once(root)
-            clock["core"] += time.perf_counter() - t0
-            if won.any():
-                w = np.flatnonzero(won)
-                logits = np.full((w.size, self.core.num_actions), -np.inf)
-                noise = np.zeros_like(logits)
-                for k, r in enumerate(w):
-                    e = slice(tree.first_edge[roots[r]], tree.first_edge[roots[r]] + tree.num_edges[roots[r]])
-                    acts = tree.edge_action[e]
-                    logits[k, acts] = tree.edge_logit[e]
-                    noise[k, acts] = tree.edge_gumbel[e]
-                logits = np.where(wins[w], logits, -np.inf)
-                chosen[w] = np.argmax(logits + noise, axis=1)
-                prior = np.exp(logits - logits.max(axis=1, keepdims=True))
-                policy[w] = prior / prior.sum(axis=1, keepdims=True)
-                root_value[w] = rewards[w]
+        if self.find_wins:
+            root_value[won] = win_rewards[won]
         return SearchResult(chosen, policy, root_value, tree)
