@@ -14,6 +14,7 @@ did nothing but evaluate could reach.
     .venv/bin/python benchmarks/search_speed.py                 # Yoxii and Koi, 256 x 32, 2x128 MLP
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024
     .venv/bin/python benchmarks/search_speed.py --find-wins      # also with the check for wins at once
+    .venv/bin/python benchmarks/search_speed.py --rollout-weight 0.5   # also with rollouts in the leaf values
 """
 from __future__ import annotations
 
@@ -46,12 +47,12 @@ def positions(core, batch: int, seed: int = 0):
     return state.take(np.flatnonzero(~state.done))
 
 
-def measure(game: str, batch: int, simulations: int, hidden, repeats: int, find_wins: bool = False) -> dict:
+def measure(game: str, batch: int, simulations: int, hidden, repeats: int, **search_options) -> dict:
     core = make_core(game, **OPTIONS.get(game, {}))
     torch.manual_seed(0)
     evaluate = NetworkEvaluator(make_network(core, network_description(core, hidden)))
     state = positions(core, batch)
-    search = GumbelSearch(core, evaluate, simulations, find_wins=find_wins)
+    search = GumbelSearch(core, evaluate, simulations, **search_options)
     search.run(state)  # compiles the kernels, allocates the tree
     rates, shares = [], []
     obs = core.observe(state, state.current_player)
@@ -82,21 +83,27 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--threads", type=int, default=2, help="torch threads")
     p.add_argument("--find-wins", action="store_true",
-                   help="each search also without and with find_wins, side by side")
+                   help="each search also with find_wins, beside the plain search")
+    p.add_argument("--rollout-weight", type=float, default=0.0,
+                   help="each search also with rollouts mixed into the leaf values at this weight")
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     print(hardware())
     print(f"search: {args.batch} games x {args.simulations} simulations, MLP {args.hidden} with random weights, "
           f"torch {torch.__version__} on {args.threads} threads; median of {args.repeats}")
+    variants = [("", {})]
+    if args.find_wins:
+        variants.append((" find_wins", {"find_wins": True}))
+    if args.rollout_weight > 0:
+        variants.append((f" rollouts {args.rollout_weight:g}", {"rollout_weight": args.rollout_weight}))
     for game in args.games:
         plain = None
-        for find_wins in ((False, True) if args.find_wins else (False,)):
-            r = measure(game, args.batch, args.simulations, args.hidden, args.repeats, find_wins)
+        for suffix, options in variants:
+            r = measure(game, args.batch, args.simulations, args.hidden, args.repeats, **options)
             sh = r["share"]
             other = 1 - sum(sh.values())
-            label = game + (" find_wins" if find_wins else "")
             slower = f", {plain / r['sims/s']:.2f}x the time of the plain search" if plain else ""
-            print(f"{label:18} {str(r['options'] or ''):34} {r['sims/s']:9,.0f} simulations/s "
+            print(f"{game + suffix:18} {str(r['options'] or ''):34} {r['sims/s']:9,.0f} simulations/s "
                   f"(network alone {r['network only']:9,.0f}/s, ratio {r['sims/s'] / r['network only']:.2f}); "
                   f"time in network {100 * sh['network']:.0f}%, core {100 * sh['core']:.0f}%, "
                   f"tree {100 * sh['tree']:.0f}%, other {100 * other:.0f}%{slower}")

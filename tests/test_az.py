@@ -6,6 +6,8 @@ seconds-long run that checkpoints, resumes and plays its network.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -13,11 +15,11 @@ from tests.chance_toy import FACES, PROBS, DiceRaceCore
 from tests.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
 from yyenvs.agents import make_agent
 from yyenvs.agents.az import AZAgent, az_spec, parse_az_spec
-from yyenvs.agents.gumbel import GumbelSearch, considered_visits
+from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, considered_visits
 from yyenvs.core.contract import CHANCE_PLAYER, OptionError
 from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
-from training.config import ConfigError
+from training.config import DEFAULTS, ConfigError, load_config
 
 
 def flat_network(core):
@@ -335,6 +337,32 @@ def test_az_spec_parsing():
                        ("az:x:gumbel_scale=0", "need a number of simulations")):
         with pytest.raises(OptionError, match=named):
             parse_az_spec(bad)
+
+
+@pytest.mark.parametrize("name", [k for k, (kind, _, _) in SEARCH_SETTINGS.items() if kind is not bool])
+def test_search_settings_have_one_range_for_search_specs_and_configs(name):
+    """A search setting's bounds are accepted, and a value just past them refused, alike by
+    GumbelSearch, by ``az:`` specs and (for the settings a config has) by training configs."""
+    kind, low, high = SEARCH_SETTINGS[name]
+    core = make_core("koi", board_size=7, directions=4)
+    net = flat_network(core)
+    in_config = name in DEFAULTS["az"]
+    inside = [low] + ([high] if math.isfinite(high) else [1e6])
+    outside = [low - 1 if kind is int else low - 1e-3, float("nan")]
+    outside.append(high + 1 if kind is int else high + 1e-3 if math.isfinite(high) else math.inf)
+    for v in inside:
+        GumbelSearch(core, net, **{name: v})
+        assert parse_az_spec(f"az:x:8:{name}={v!r}")[2] == {name: v}
+        if in_config:
+            assert load_config("configs/az_koi.yaml", [f"az.{name}={v!r}"])["az"][name] == v
+    for v in outside:
+        with pytest.raises(ValueError, match=f"{name} must be"):
+            GumbelSearch(core, net, **{name: v})
+        with pytest.raises(OptionError, match=f"{name} must be"):
+            parse_az_spec(f"az:x:8:{name}={v!r}")
+        if in_config:
+            with pytest.raises(ConfigError, match=f"az.{name}"):
+                load_config("configs/az_koi.yaml", [f"az.{name}={v!r}"])
 
 
 def test_az_spec_search_options_reach_the_search(tmp_path):

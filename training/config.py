@@ -19,7 +19,8 @@ import math
 import os
 import re
 
-from yyenvs.agents.az import MAX_AZ_SIMULATIONS, MAX_CONSIDERED, parse_az_spec
+from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
+from yyenvs.agents.gumbel import SEARCH_SETTINGS
 from yyenvs.agents.mcts import MAX_SIMULATIONS
 from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
@@ -146,15 +147,16 @@ RANGES = {
     "checkpoint.every": "[1, inf)",
     "eval.every": "[0, inf)", "eval.games": f"[2, {MAX_GAMES}]", "eval.final_games": f"[0, {MAX_GAMES}]",
     "eval.table_games": f"[0, {MAX_GAMES}]", "eval.table_snapshots": "[0, 1000]",
-    "az.simulations": f"[1, {MAX_AZ_SIMULATIONS}]", "az.max_considered": f"[1, {MAX_CONSIDERED}]",
-    "az.gumbel_scale": "[0, inf)", "az.c_puct": "[0, inf)", "az.value_scale": "[0, inf)",
-    "az.maxvisit_init": "[0, inf)", "az.channels": f"[0, {MAX_CHANNELS}]", "az.blocks": "[0, 64]",
+    "az.simulations": f"[1, {MAX_AZ_SIMULATIONS}]", "az.channels": f"[0, {MAX_CHANNELS}]", "az.blocks": "[0, 64]",
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
     "az.replay_size": "[1, 100000000]", "az.min_replay": "[1, 100000000]", "az.train_ratio": "[0, 1000]",
     "az.value_weight": "[0, inf)", "az.eval_simulations": f"[1, {MAX_AZ_SIMULATIONS}]",
     "az.sample_plies": "[0, 1000000]", "az.score_weight": "[0, 1]", "az.q_weight": "[0, 1]", "az.lr_final": "[0, 1]", "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
     "az.broadcast_every": "[1, inf)",
     "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
+    # the search's own settings, as GumbelSearch declares them
+    **{f"az.{name}": f"[{low:g}, {'inf)' if high == math.inf else f'{high:g}]'}"
+       for name, (kind, low, high) in SEARCH_SETTINGS.items() if kind is not bool and name in DEFAULTS["az"]},
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),
            "rllib.mode": ("selfplay", "vector"), "az.lr_schedule": ("constant", "cosine")}

@@ -3,7 +3,7 @@
 Agent specs: ``az:<checkpoint>:<simulations>`` searches with that many
 simulations per move (see :mod:`yyenvs.agents.gumbel`), and
 ``az:<checkpoint>:<simulations>:<key>=<value>[,...]`` with other settings of
-the search (:data:`SEARCH_OPTIONS`, e.g. ``gumbel_scale=0`` for a search
+the search (:data:`~yyenvs.agents.gumbel.SEARCH_SETTINGS`, e.g. ``gumbel_scale=0`` for a search
 without noise at the root, ``find_wins=1`` for one that checks every node for a
 win at once, ``rollout_weight=0.5`` for leaf values half the network's and half
 a rollout's); ``az:<checkpoint>``, or the checkpoint path alone,
@@ -15,24 +15,18 @@ The checkpoint must come from ``yyenvs train --algo az`` (its network is a
 """
 from __future__ import annotations
 
-import math
 import os
 import re
 
 import numpy as np
 
 from yyenvs.agents.base import Agent, sample_weighted
+from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, setting_allows, setting_range
 from yyenvs.core.contract import CHANCE_PLAYER, GameCore, OptionError, show
 from yyenvs.core.rng import uniform01
 
 #: the most simulations an ``az:`` spec may ask for per move
 MAX_AZ_SIMULATIONS = 100_000
-#: the search settings an ``az:`` spec may set (GumbelSearch keywords) and their types
-SEARCH_OPTIONS = {"gumbel_scale": float, "max_considered": int, "c_puct": float, "value_scale": float,
-                  "maxvisit_init": float, "find_wins": bool, "rollout_weight": float}
-#: the search settings whose numbers have a ceiling (the others: any finite number >= 0)
-_SEARCH_MOST = {"rollout_weight": 1.0}
-MAX_CONSIDERED = 4096  # more than any game's legal actions; bounds the search's halving table
 _SIMS_RE = re.compile(r"(.*):([0-9]{1,7})(?::([^:]*=[^:]*))?")
 _TAG_SAMPLE = 17  # the random-number stream of sampled moves
 _AZ_FORMS = ("'az:<checkpoint>', 'az:<checkpoint>:<simulations>' or "
@@ -40,31 +34,23 @@ _AZ_FORMS = ("'az:<checkpoint>', 'az:<checkpoint>:<simulations>' or "
 
 
 def _search_options(text: str, spec: str) -> dict:
-    """``"key=value,..."`` of an az spec -> {key: number}, each key one of SEARCH_OPTIONS."""
+    """``"key=value,..."`` of an az spec -> {key: number}, each key one of the search's
+    :data:`~yyenvs.agents.gumbel.SEARCH_SETTINGS`."""
     out = {}
     for item in text.split(","):
         key, _, value = item.partition("=")
-        kind = SEARCH_OPTIONS.get(key)
-        if kind is None:
+        if key not in SEARCH_SETTINGS:
             raise OptionError(f"az agent {show(spec)}: unknown search option {show(key)}; "
-                              f"known: {', '.join(SEARCH_OPTIONS)}")
+                              f"known: {', '.join(SEARCH_SETTINGS)}")
         if key in out:
             raise OptionError(f"az agent {show(spec)}: search option {key!r} given twice")
-        if kind is bool:
-            if value not in ("0", "1"):
-                raise OptionError(f"az agent {show(spec)}: {key} must be 0 or 1, got {show(value)}")
-            out[key] = value == "1"
-            continue
+        kind = SEARCH_SETTINGS[key][0]
         try:
-            number = kind(value)
-        except ValueError:
+            number = kind(value) if kind is not bool else {"0": False, "1": True}[value]
+        except (ValueError, KeyError):
             number = None
-        low, high = (1, MAX_CONSIDERED + 1) if kind is int else (0, math.inf)
-        most = _SEARCH_MOST.get(key)
-        if number is None or not (low <= number < high) or (most is not None and number > most):  # NaN fails
-            need = (f"an integer from 1 to {MAX_CONSIDERED:,}" if kind is int else
-                    f"a number from 0 to {_number(most)}" if most is not None else "a finite number >= 0")
-            raise OptionError(f"az agent {show(spec)}: {key} must be {need}, got {show(value)}")
+        if number is None or not setting_allows(key, number):
+            raise OptionError(f"az agent {show(spec)}: {key} must be {setting_range(key)}, got {show(value)}")
         out[key] = number
     return out
 
@@ -125,7 +111,6 @@ class AZAgent(Agent):
         if sample and simulations:
             raise ValueError("az: sample=True is for the network alone (no simulations); a search "
                              "chooses its own move")
-        from yyenvs.agents.gumbel import GumbelSearch
         from yyenvs.agents.pvnet import NetworkEvaluator
         self.net = net
         self.evaluate = NetworkEvaluator(net)

@@ -60,12 +60,38 @@ import time
 import numpy as np
 from numba import njit
 
-from yyenvs.agents.rollout import Rollouts, sibling_spread
+from yyenvs.agents.rollout import Rollouts
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
 #: random-number tags (one stream per use)
 _TAG_GUMBEL, _TAG_CHANCE = 11, 13
+
+#: the most root actions a search may consider: more than any game's legal actions, it bounds the
+#: halving table
+MAX_CONSIDERED = 4096
+#: the settings of a search that agent specs and training configs may give (GumbelSearch keywords),
+#: each with its type and the closed interval it lies in; an infinite bound admits any finite number
+SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),
+                   "c_puct": (float, 0.0, math.inf), "value_scale": (float, 0.0, math.inf),
+                   "maxvisit_init": (float, 0.0, math.inf), "find_wins": (bool, 0, 1),
+                   "rollout_weight": (float, 0.0, 1.0)}
+
+
+def setting_allows(name: str, value) -> bool:
+    """Whether ``value`` lies in search setting ``name``'s interval (NaN never does)."""
+    kind, low, high = SEARCH_SETTINGS[name]
+    return math.isfinite(value) and low <= value <= high and (kind is not int or float(value).is_integer())
+
+
+def setting_range(name: str) -> str:
+    """Search setting ``name``'s interval in words, for error messages."""
+    kind, low, high = SEARCH_SETTINGS[name]
+    if kind is bool:
+        return "0 or 1"
+    if kind is int:
+        return f"an integer from {low:,} to {high:,}"
+    return "a finite number >= 0" if high == math.inf else f"a number from {low:g} to {high:g}"
 
 
 def considered_visits(max_considered: int, simulations: int) -> tuple[int, ...]:
@@ -460,15 +486,13 @@ class GumbelSearch:
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
                  maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False,
                  rollout_weight: float = 0.0):
-        if simulations < 1 or max_considered < 1:
-            raise ValueError(f"simulations and max_considered must be at least 1, got {simulations}, "
-                             f"{max_considered}")
-        for name, v in (("gumbel_scale", gumbel_scale), ("c_puct", c_puct), ("value_scale", value_scale),
-                        ("maxvisit_init", maxvisit_init)):
-            if not (math.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0, got {v!r}")
-        if not 0 <= rollout_weight <= 1:  # NaN fails too
-            raise ValueError(f"rollout_weight must be a number from 0 to 1, got {rollout_weight!r}")
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, got {simulations!r}")
+        for name, v in (("max_considered", max_considered), ("gumbel_scale", gumbel_scale), ("c_puct", c_puct),
+                        ("value_scale", value_scale), ("maxvisit_init", maxvisit_init),
+                        ("rollout_weight", rollout_weight)):
+            if not setting_allows(name, v):
+                raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
         self.core = core
         self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
         self.evaluate = evaluate
@@ -489,37 +513,37 @@ class GumbelSearch:
         #: the tree kernels; the rest of a search's time is its Python glue
         self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
 
-    def _wins_at_once(self, st: BatchState):
+    def _children(self, st: BatchState):
+        """Every legal move of every row of ``st`` whose mover is a player, stepped as one batch:
+        (rows, actions, the children's states, each child's mover)."""
+        core = self.search_core
+        player = st.current_player != CHANCE_PLAYER
+        rows, acts = np.nonzero(core.legal_action_mask(st)[:, :self.core.num_actions] & player[:, None])
+        children = st.take(rows)
+        core.step(children, acts)
+        return rows, acts, children, st.current_player[rows].astype(np.int64)
+
+    def _wins_at_once(self, st: BatchState, children=None):
         """Per row, whether its mover can end the game at once with the best reward a seat can
         get: (S,) bool, the (S, A) bool mask of those actions and the (S, P) rewards of one of them.
-        Every legal action of every row (chance nodes have none here) is stepped as one batch."""
-        core = self.search_core
-        S, A, P = st.batch_size, self.core.num_actions, core.num_players
+        ``children``: ``self._children(st)`` where the caller has it already."""
+        S, A, P = st.batch_size, self.core.num_actions, self.search_core.num_players
         wins = np.zeros((S, A), np.bool_)
         rewards = np.zeros((S, P))
-        player = st.current_player != CHANCE_PLAYER
-        mask = core.legal_action_mask(st)[:, :A] & player[:, None]
-        rows, acts = np.nonzero(mask)
+        rows, acts, ch, mover = self._children(st) if children is None else children
         if rows.size:
-            ch = st.take(rows)
-            core.step(ch, acts)
-            mover = st.current_player[rows].astype(np.int64)
-            win = ch.done & (ch.rewards[np.arange(rows.size), mover] >= core.reward_range[1])
+            win = ch.done & (ch.rewards[np.arange(rows.size), mover] >= self.search_core.reward_range[1])
             wins[rows[win], acts[win]] = True
             rewards[rows[win]] = ch.rewards[win]
         return wins.any(axis=1), wins, rewards
 
-    def _root_spread(self, root: BatchState) -> np.ndarray:
-        """(B,) the spread of the one-ply heuristics of each root's moves for its mover: the scale
-        of the rollouts' heuristic, as in the MCTS baseline."""
-        core = self.search_core
-        rows, acts = np.nonzero(core.legal_action_mask(root)[:, :self.core.num_actions])
-        children = root.take(rows)
-        core.step(children, acts)
-        h = self.rollouts.heuristic(children, root.current_player[rows].astype(np.int64))
-        if h is None:
-            return np.ones(root.batch_size)
-        return sibling_spread(h, ~children.done, rows, root.batch_size)[1]
+    def _root_spread(self, root: BatchState, children) -> np.ndarray:
+        """(B,) the spread of the one-ply heuristics of each root's moves for its mover
+        (``children``: ``self._children(root)``): the scale of the rollouts' heuristic, as in the
+        MCTS baseline."""
+        rows, _, ch, mover = children
+        one_ply = self.rollouts.one_ply(ch, mover, rows, root.batch_size)
+        return np.ones(root.batch_size) if one_ply is None else one_ply[2]
 
     def _mix_rollouts(self, tree: Tree, nodes: np.ndarray, st: BatchState, value: np.ndarray,
                       rows: np.ndarray) -> None:
@@ -597,8 +621,12 @@ class GumbelSearch:
         tree.to_move[roots] = root.current_player
         tree.observer[roots] = root.current_player
         value = np.zeros((B, P))
+        t0 = time.perf_counter()
+        # the roots' children, stepped once for both the rollouts' scale and the wins at once
+        root_children = self._children(root) if self.find_wins or self.rollouts is not None else None
         if self.rollouts is not None:
-            self._rollout_scale = self._root_spread(root)
+            self._rollout_scale = self._root_spread(root, root_children)
+        self.timings["core"] += time.perf_counter() - t0
         self._evaluate_new(tree, roots, root, root.current_player.astype(np.int64), value, np.arange(B))
         tree.visits[roots] = 1
         tree.value_sum[roots] = value
@@ -662,9 +690,7 @@ class GumbelSearch:
             clock["tree"] += time.perf_counter() - t2
         wins = np.zeros((B, self.core.num_actions), np.bool_)
         if self.find_wins:  # a win at once is played; the policy is the prior over the wins
-            t0 = time.perf_counter()
-            won, wins, win_rewards = self._wins_at_once(root)
-            clock["core"] += time.perf_counter() - t0
+            won, wins, win_rewards = self._wins_at_once(root, root_children)
         policy = np.zeros((B, self.core.num_actions), np.float32)
         chosen = np.zeros(B, np.int64)
         _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,

@@ -59,7 +59,7 @@ import numpy as np
 from numba import njit
 
 from yyenvs.agents.base import Agent
-from yyenvs.agents.rollout import Rollouts, sibling_spread
+from yyenvs.agents.rollout import Rollouts
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
@@ -489,10 +489,10 @@ class MCTSAgent(Agent):
             best = ch.rewards.astype(np.float64).max(axis=1)
             tree.root_edge_win = np.where(ch.terminated & (r_mover > 0) & (r_mover >= best),
                                           r_mover, -np.inf)
-        h = self.rollouts.heuristic(ch, player)
-        if h is None:
+        one_ply = self.rollouts.one_ply(ch, player, rows, n)
+        if one_ply is None:
             return spread, None
-        mean, spread = sibling_spread(h, ~ch.done, rows, n)
+        h, mean, spread = one_ply
         z = np.clip((h - mean[rows]) / spread[rows], -3.0, 3.0)
         # finished children: their real outcome for the mover
         z = np.where(ch.terminated, np.sign(r_mover) * 6.0, np.where(ch.truncated, 0.0, z))

@@ -60,6 +60,16 @@ class Rollouts:
         self._has_heuristic = True
         return h
 
+    def one_ply(self, children: BatchState, mover: np.ndarray, rows: np.ndarray, n: int):
+        """(h, mean, spread) of ``children``, each a node's child (``rows``: its node, of ``n``):
+        each child's heuristic for ``mover``, the seat that moved into it, and per node the mean
+        and spread of its live children's (:func:`sibling_spread`); None for a core without a
+        heuristic."""
+        h = self.heuristic(children, mover)
+        if h is None:
+            return None
+        return (h, *sibling_spread(h, ~children.done, rows, n))
+
     def resolve_chance(self, cur: BatchState, salt: np.ndarray, ret: np.ndarray, idx: np.ndarray) -> None:
         """Step every chance node of ``cur`` with an outcome drawn by its probabilities (in place),
         adding the rewards to ``ret[idx]``."""
