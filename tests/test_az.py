@@ -389,6 +389,33 @@ def test_az_spec_search_options_reach_the_search(tmp_path):
     assert (moves(f"az:{path}:8", 1) != moves(f"az:{path}:8", 2)).any()
 
 
+def test_eval_sample_reaches_every_policy_played_without_search(tmp_path):
+    """``yyenvs eval --sample`` (``make_entrants(..., deterministic=False)``) makes the shipped
+    policy, a PPO checkpoint and a search network played alone (as a path or ``az:<checkpoint>``)
+    draw their moves: over copies of one position they play several moves, where without it each
+    plays one.  A search agent's spec is unchanged by it."""
+    from training.evaluate import make_entrants
+    from yyenvs.agents import pretrained_path
+    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.agents.pvnet import network_description
+    core = make_core("koi", board_size=9, directions=8)
+    meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
+            "num_timesteps": 0, "algo": "GumbelAZ"}
+    write_checkpoint(tmp_path / "net", policy_tensors(random_network(core)), meta)
+    net = str(tmp_path / "net.safetensors")
+    state = random_positions(core, np.array([7]), [11]).take(np.zeros(256, np.int64))  # swimming
+    state.seed[:] = np.arange(256)  # one position, in 256 games that draw their own random numbers
+    mask = core.legal_action_mask(state)
+    specs = ["pretrained", pretrained_path(core), net, f"az:{net}"]
+    for deterministic in (True, False):
+        for entrant in make_entrants(specs, core, seed=1, deterministic=deterministic):
+            moves = entrant.agent.act(state, mask)
+            assert mask[np.arange(256), moves].all()
+            assert (np.unique(moves).size == 1) == deterministic, (entrant.name, deterministic)
+    searched = make_entrants([f"az:{net}:4"], core, deterministic=False)[0].agent
+    assert searched.simulations == 4 and not searched.sample
+
+
 def test_agent_plays_legal_moves_with_and_without_search():
     core = make_core("yinyang")
     net = random_network(core)

@@ -28,7 +28,7 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.az import az_checkpoint_path
-from yyenvs.agents.checkpoint import core_options, load_policy_agent, looks_like_checkpoint, read_metadata
+from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
 from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, seat_pattern
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
@@ -52,15 +52,14 @@ def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> lis
     for k, spec in enumerate(specs):
         spec = os.fspath(spec)
         if spec.startswith("az:") or looks_like_checkpoint(spec):
-            agent = (make_agent(spec, core, seed + k) if spec.startswith("az:")
-                     else load_policy_agent(spec, core, seed + k, deterministic=deterministic))
+            agent = make_agent(spec, core, seed + k, deterministic)
             name = agent.name
             parent = os.path.basename(os.path.dirname(os.path.abspath(agent.metadata["path"])))
             if name in seen:
                 name = f"{parent}/{name}"
             out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint", spec))
         else:
-            out.append(Entrant(spec, make_agent(spec, core, seed + k), None, "baseline", spec))
+            out.append(Entrant(spec, make_agent(spec, core, seed + k, deterministic), None, "baseline", spec))
         if out[-1].name in seen:
             raise OptionError(f"entrant {out[-1].name!r} given twice")
         seen.add(out[-1].name)

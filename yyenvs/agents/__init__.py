@@ -36,8 +36,10 @@ def pretrained_path(core: GameCore) -> str:
                       f"the package has {shipped}")
 
 
-def make_agent(spec, core: GameCore, seed: int = 0):
-    """An agent for ``core`` from an opponent spec (see the module docstring)."""
+def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
+    """An agent for ``core`` from an opponent spec (see the module docstring).  ``deterministic``:
+    whether a policy without search (a checkpoint, ``pretrained``, ``az:<checkpoint>``) plays its
+    most probable legal move, or draws its move from its policy."""
     if isinstance(spec, Agent) or (callable(spec) and not isinstance(spec, str)):
         return spec
     if not isinstance(spec, (str, os.PathLike)):
@@ -51,7 +53,7 @@ def make_agent(spec, core: GameCore, seed: int = 0):
         return GreedyAgent(core, seed)
     if spec == PRETRAINED:
         from yyenvs.agents.checkpoint import load_policy_agent
-        agent = load_policy_agent(pretrained_path(core), core, seed)
+        agent = load_policy_agent(pretrained_path(core), core, seed, deterministic)
         agent.name = PRETRAINED
         return agent
     if name in ("random", "greedy", PRETRAINED) and colon:
@@ -66,9 +68,9 @@ def make_agent(spec, core: GameCore, seed: int = 0):
     if name == "az":
         from yyenvs.agents.az import load_az_agent, parse_az_spec
         path, simulations, options = parse_az_spec(spec)
-        return load_az_agent(path, core, seed, simulations, **options)
+        return load_az_agent(path, core, seed, simulations, sample=not (deterministic or simulations), **options)
     from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
     if looks_like_checkpoint(spec):
-        return load_policy_agent(spec, core, seed)
+        return load_policy_agent(spec, core, seed, deterministic)
     raise OptionError(f"unknown opponent {show(spec)}; use one of {BASELINES}, 'mcts:<n>', "
                       "'az:<checkpoint>[:<n>]', 'pretrained', a callable or a checkpoint path")

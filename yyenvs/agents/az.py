@@ -177,12 +177,13 @@ def load_network(path, core: GameCore):
     return net, meta
 
 
-def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None = None, **search_options) -> AZAgent:
+def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None = None, sample: bool = False,
+                  **search_options) -> AZAgent:
     """An :class:`AZAgent` from checkpoint ``path`` (validated against ``core``)."""
     from yyenvs.agents.checkpoint import checkpoint_label
     net, meta = load_network(path, core)
     label = checkpoint_label(meta["path"]) + _budget_suffix(simulations, search_options)
-    agent = AZAgent(core, net, seed, simulations, label=label, **search_options)
+    agent = AZAgent(core, net, seed, simulations, label=label, sample=sample, **search_options)
     agent.metadata = meta
     return agent
 

@@ -619,7 +619,7 @@ def load_policy_agent(path, core: GameCore, seed: int = 0, deterministic: bool =
     meta = read_metadata(path)
     if meta["policy"].get("class") == PV_CLASS:
         from yyenvs.agents.az import load_az_agent
-        return load_az_agent(path, core, seed)
+        return load_az_agent(path, core, seed, sample=not deterministic)
     observer = observing_core(meta, core)
     policy, meta = load_policy(path, observer)
     agent = PolicyAgent(observer, policy, seed, deterministic, label=checkpoint_label(meta["path"]))
