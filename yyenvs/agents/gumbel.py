@@ -513,12 +513,15 @@ class GumbelSearch:
         #: the tree kernels; the rest of a search's time is its Python glue
         self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
 
-    def _children(self, st: BatchState):
+    def _children(self, st: BatchState, mask: np.ndarray | None = None):
         """Every legal move of every row of ``st`` whose mover is a player, stepped as one batch:
-        (rows, actions, the children's states, each child's mover)."""
+        (rows, actions, the children's states, each child's mover).  ``mask``: ``st``'s legal
+        actions, where the caller has them."""
         core = self.search_core
+        if mask is None:
+            mask = core.legal_action_mask(st)
         player = st.current_player != CHANCE_PLAYER
-        rows, acts = np.nonzero(core.legal_action_mask(st)[:, :self.core.num_actions] & player[:, None])
+        rows, acts = np.nonzero(mask[:, :self.core.num_actions] & player[:, None])
         children = st.take(rows)
         core.step(children, acts)
         return rows, acts, children, st.current_player[rows].astype(np.int64)
@@ -559,13 +562,14 @@ class GumbelSearch:
         value[rows] = mixed
 
     def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray,
-                      value: np.ndarray, rows: np.ndarray) -> None:
-        """Evaluate and expand ``nodes`` (their states ``st``, none finished); their values per
-        absolute seat go into ``value[rows]``."""
+                      value: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = None) -> None:
+        """Evaluate and expand ``nodes`` (their states ``st``, none finished, and their legal-action
+        mask where the caller has it); their values per absolute seat go into ``value[rows]``."""
         core, clock = self.search_core, self.timings
         t0 = time.perf_counter()
         obs = core.observe(st, viewer)
-        mask = core.legal_action_mask(st)
+        if mask is None:
+            mask = core.legal_action_mask(st)
         t1 = time.perf_counter()
         logits, rel = self.evaluate(obs)
         t2 = time.perf_counter()
@@ -670,21 +674,22 @@ class GumbelSearch:
                 _record_children(new, ch.rewards, ch.done, ch.current_player, tree.parent, tree.reward,
                                  tree.terminal, tree.to_move, tree.observer)
                 rows = np.flatnonzero(is_new)
-                done = ch.done
-                if self.find_wins:  # a node whose mover wins at once counts as that win
-                    t3 = time.perf_counter()
-                    live = np.flatnonzero(~done)
-                    won, _, rewards = self._wins_at_once(ch.take(live))
-                    clock["core"] += time.perf_counter() - t3
-                    tree.terminal[new[live[won]]] = True
-                    tree.reward[new[live[won]]] += rewards[won]
-                    done = done.copy()
-                    done[live[won]] = True
-                if done.any():
-                    live = np.flatnonzero(~done)
+                if ch.done.any():  # finished games are valued by their rewards alone
+                    live = np.flatnonzero(~ch.done)
                     ch, new, rows = ch.take(live), new[live], rows[live]
+                mask = None
+                if self.find_wins and new.size:  # a node whose mover wins at once counts as that win
+                    t3 = time.perf_counter()
+                    mask = core.legal_action_mask(ch)
+                    won, _, rewards = self._wins_at_once(ch, self._children(ch, mask))
+                    clock["core"] += time.perf_counter() - t3
+                    tree.terminal[new[won]] = True
+                    tree.reward[new[won]] += rewards[won]
+                    if won.any():
+                        keep = np.flatnonzero(~won)
+                        ch, new, rows, mask = ch.take(keep), new[keep], rows[keep], mask[keep]
                 if new.size:
-                    self._evaluate_new(tree, new, ch, tree.observer[new].astype(np.int64), value, rows)
+                    self._evaluate_new(tree, new, ch, tree.observer[new].astype(np.int64), value, rows, mask)
             t2 = time.perf_counter()
             _backup(path, depth, value, tree.reward, tree.visits, tree.value_sum)
             clock["tree"] += time.perf_counter() - t2
