@@ -246,6 +246,35 @@ def test_rollouts_mix_into_the_leaf_values(game):
             GumbelSearch(core, hopeful, rollout_weight=bad)
 
 
+@pytest.mark.parametrize("game,options", [("yoxii", {}), ("koi", {"board_size": 7, "directions": 8})])
+def test_symmetric_evaluation_is_the_same_in_every_transform(game, options):
+    """``average_symmetries``: the averaged network gives a turned or mirrored position the
+    logits of the position, moved with its actions, and the same values, where the network
+    itself does not; a search with it plays legal moves, and a game without symmetries refuses it."""
+    from yyenvs.agents.gumbel import SymmetricEvaluator
+    from yyenvs.agents.pvnet import NetworkEvaluator
+    core = make_core(game, **options)
+    net = NetworkEvaluator(random_network(core))
+    symmetries = core.symmetries()
+    assert len(symmetries) == 8
+    state = random_positions(core, np.arange(6), [1, 3, 5, 7, 9, 11])
+    state = state.take(np.flatnonzero(~state.done))
+    obs = core.observe(state, state.current_player)
+    averaged = SymmetricEvaluator(net, symmetries)
+    logits, values = averaged(obs)
+    for sym in symmetries[1:]:
+        turned_logits, turned_values = averaged(sym.observations(obs))
+        np.testing.assert_allclose(turned_logits[:, sym.action], logits, atol=1e-5)
+        np.testing.assert_allclose(turned_values, values, atol=1e-6)
+    raw_turned = net(symmetries[1].observations(obs))[0][:, symmetries[1].action]
+    assert not np.allclose(raw_turned, net(obs)[0], atol=1e-3)  # the network alone is not symmetric
+    np.testing.assert_allclose(SymmetricEvaluator(net, symmetries[:1])(obs)[0], net(obs)[0])
+    result = GumbelSearch(core, net, simulations=8, max_considered=4, average_symmetries=True).run(state)
+    assert core.legal_action_mask(state)[np.arange(state.batch_size), result.action].all()
+    with pytest.raises(ValueError, match="average_symmetries: yinyang"):
+        GumbelSearch(make_core("yinyang"), net, average_symmetries=True)
+
+
 def test_search_refuses_finished_games_and_chance_nodes():
     core = make_core("koi", board_size=7, directions=4)
     state = random_positions(core, np.arange(2), [1, 2])
@@ -315,7 +344,8 @@ def test_az_spec_parsing():
     assert parse_az_spec("az:x:200:rollout_weight=0.5") == ("x", 200, {"rollout_weight": 0.5})
     for spec in ("az:x:200:gumbel_scale=0.25,max_considered=8", "az:x:8:c_puct=1.23456789,value_scale=1e-07",
                  "az:x:5", "az:x", "az:x:200:find_wins=1", "az:x:200:find_wins=0",
-                 "az:x:200:find_wins=1,rollout_weight=0.5", "az:x:200:rollout_weight=1"):
+                 "az:x:200:find_wins=1,rollout_weight=0.5", "az:x:200:rollout_weight=1",
+                 "az:x:200:average_symmetries=1"):
         assert az_spec(*parse_az_spec(spec)) == spec  # the written form reads back the same
     for bad in ("az:", "az::5", "az:x:0", "az:x:100001"):
         with pytest.raises(OptionError, match="az"):

@@ -6,7 +6,8 @@ simulations per move (see :mod:`yyenvs.agents.gumbel`), and
 the search (:data:`~yyenvs.agents.gumbel.SEARCH_SETTINGS`, e.g. ``gumbel_scale=0`` for a search
 without noise at the root, ``find_wins=1`` for one that checks every node for a
 win at once, ``rollout_weight=0.5`` for leaf values half the network's and half
-a rollout's); ``az:<checkpoint>``, or the checkpoint path alone,
+a rollout's, ``average_symmetries=1`` for a network averaged over the board's
+symmetries); ``az:<checkpoint>``, or the checkpoint path alone,
 plays the network's most probable legal action.  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).

@@ -42,6 +42,12 @@ the new nodes in one network call and backs their values up.
   is ``(1 - w) * network + w * rollout`` (AlphaGo's mixed evaluation).  It
   uses the game's heuristic, so it is an option of the agents, off in
   training.
+* **Symmetric evaluation** (``average_symmetries``): the network sees each
+  position in every transform the game declares (``core.symmetries()``) and
+  the search takes the mean of its logits (moved back to the position's own
+  actions) and values, so that its view of a position is the same in any
+  transform (test-time augmentation; one network call of 8 times the
+  positions on a square board).  An option of the agents, off in training.
 * **Values** are vectors, one entry per seat, so 1-4 players and a player
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
@@ -75,7 +81,7 @@ MAX_CONSIDERED = 4096
 SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),
                    "c_puct": (float, 0.0, math.inf), "value_scale": (float, 0.0, math.inf),
                    "maxvisit_init": (float, 0.0, math.inf), "find_wins": (bool, 0, 1),
-                   "rollout_weight": (float, 0.0, 1.0)}
+                   "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1)}
 
 
 def setting_allows(name: str, value) -> bool:
@@ -463,6 +469,24 @@ def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, ed
 # --------------------------------------------------------------------------
 # the search
 # --------------------------------------------------------------------------
+class SymmetricEvaluator:
+    """``evaluate`` averaged over board ``symmetries`` (the identity among them): a position's
+    logits and values are the mean of the network's over its transforms, the logits taken back to
+    the position's own actions."""
+
+    def __init__(self, evaluate, symmetries):
+        self.evaluate = evaluate
+        self.symmetries = tuple(symmetries)
+
+    def __call__(self, obs: np.ndarray):
+        S, n = obs.shape[0], len(self.symmetries)
+        logits, values = self.evaluate(np.concatenate([sym.observations(obs) for sym in self.symmetries]))
+        mean = np.zeros((S, logits.shape[1]), np.float32)
+        for g, sym in enumerate(self.symmetries):  # transformed action sym.action[a] is a's
+            mean += logits[g * S:(g + 1) * S, sym.action]
+        return mean / n, values.reshape(n, S, -1).mean(axis=0)
+
+
 @dataclasses.dataclass
 class SearchResult:
     """What one search gives per root."""
@@ -485,7 +509,7 @@ class GumbelSearch:
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
                  maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False,
-                 rollout_weight: float = 0.0):
+                 rollout_weight: float = 0.0, average_symmetries: bool = False):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
         for name, v in (("max_considered", max_considered), ("gumbel_scale", gumbel_scale), ("c_puct", c_puct),
@@ -495,6 +519,12 @@ class GumbelSearch:
                 raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
         self.core = core
         self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
+        if average_symmetries:
+            symmetries = core.symmetries()
+            if len(symmetries) < 2:
+                raise ValueError(f"average_symmetries: {core.name} with options {core.options} declares no "
+                                 "board symmetries for its observations")
+            evaluate = SymmetricEvaluator(evaluate, symmetries)
         self.evaluate = evaluate
         self.simulations = int(simulations)
         self.max_considered = int(max_considered)
