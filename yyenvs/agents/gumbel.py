@@ -556,14 +556,14 @@ class GumbelSearch:
         core.step(children, acts)
         return rows, acts, children, st.current_player[rows].astype(np.int64)
 
-    def _wins_at_once(self, st: BatchState, children=None):
-        """Per row, whether its mover can end the game at once with the best reward a seat can
-        get: (S,) bool, the (S, A) bool mask of those actions and the (S, P) rewards of one of them.
-        ``children``: ``self._children(st)`` where the caller has it already."""
-        S, A, P = st.batch_size, self.core.num_actions, self.search_core.num_players
+    def _wins_at_once(self, S: int, children):
+        """Per row of the ``S`` whose ``children`` (:meth:`_children`) are given, whether its
+        mover can end the game at once with the best reward a seat can get: (S,) bool, the (S, A)
+        bool mask of those actions and the (S, P) rewards of one of them."""
+        A, P = self.core.num_actions, self.search_core.num_players
         wins = np.zeros((S, A), np.bool_)
         rewards = np.zeros((S, P))
-        rows, acts, ch, mover = self._children(st) if children is None else children
+        rows, acts, ch, mover = children
         if rows.size:
             win = ch.done & (ch.rewards[np.arange(rows.size), mover] >= self.search_core.reward_range[1])
             wins[rows[win], acts[win]] = True
@@ -711,7 +711,7 @@ class GumbelSearch:
                 if self.find_wins and new.size:  # a node whose mover wins at once counts as that win
                     t3 = time.perf_counter()
                     mask = core.legal_action_mask(ch)
-                    won, _, rewards = self._wins_at_once(ch, self._children(ch, mask))
+                    won, _, rewards = self._wins_at_once(ch.batch_size, self._children(ch, mask))
                     clock["core"] += time.perf_counter() - t3
                     tree.terminal[new[won]] = True
                     tree.reward[new[won]] += rewards[won]
@@ -725,7 +725,7 @@ class GumbelSearch:
             clock["tree"] += time.perf_counter() - t2
         wins = np.zeros((B, self.core.num_actions), np.bool_)
         if self.find_wins:  # a win at once is played; the policy is the prior over the wins
-            won, wins, win_rewards = self._wins_at_once(root, root_children)
+            won, wins, win_rewards = self._wins_at_once(B, root_children)
         policy = np.zeros((B, self.core.num_actions), np.float32)
         chosen = np.zeros(B, np.int64)
         _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,
