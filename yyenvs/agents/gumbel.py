@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
 
 import numpy as np
@@ -85,8 +86,13 @@ SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (in
 
 
 def setting_allows(name: str, value) -> bool:
-    """Whether ``value`` lies in search setting ``name``'s interval (NaN never does)."""
+    """Whether ``value`` lies in search setting ``name``'s interval (NaN never does; a flag takes
+    a bool, a number never does)."""
     kind, low, high = SEARCH_SETTINGS[name]
+    if kind is bool or isinstance(value, (bool, np.bool_)):
+        return kind is bool and isinstance(value, (bool, np.bool_))
+    if not isinstance(value, numbers.Real):
+        return False
     return math.isfinite(value) and low <= value <= high and (kind is not int or float(value).is_integer())
 
 
