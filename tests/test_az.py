@@ -187,6 +187,33 @@ def test_improved_policy_follows_the_network_without_evidence():
     np.testing.assert_array_equal(r.action, np.argmax(np.where(mask, prior, -1), axis=1))
 
 
+def test_discount_counts_a_players_step_and_not_a_chance_outcome():
+    """A child's value is its step's reward plus the discount times the value after it."""
+    core = make_core("koi")
+    state = core.init(np.arange(2))  # the set-up: the seats alternate, nothing ends at once
+
+    def confident(obs):  # every position looks +0.5 for the seat that observes it
+        n = obs.shape[0]
+        return np.zeros((n, core.num_actions), np.float32), np.tile(np.float32([0.5, -0.5]), (n, 1))
+    for d in (1.0, 0.8, 0.0):
+        r = GumbelSearch(core, confident, simulations=1, gumbel_scale=0.0, discount=d).run(state)
+        # the root's own value and one child, where the other seat moves: d x (-0.5) for the root's mover
+        np.testing.assert_allclose(r.value[:, 0], (0.5 - 0.5 * d) / 2)
+    from yyenvs.agents.gumbel import _backup
+    path = np.array([[0, 1, 2]])
+    reward = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, -1.0]])
+    value_sum, visits = np.zeros((3, 2)), np.zeros(3, np.int32)
+    # node 1 is a player's, then a chance node: the step from it into node 2 is discounted, then not
+    for to_move, leaf in (([0, 1, 0], 1.0 + 0.5 * 0.25), ([0, CHANCE_PLAYER, 0], 1.0 + 0.25)):
+        value_sum[:], visits[:] = 0.0, 0
+        _backup(path, np.array([3]), np.array([[0.25, -0.25]]), reward, np.array(to_move, np.int8), 0.5,
+                visits, value_sum)
+        # node 1: no reward, then node 2's value after seat 0's step; the root: its child's value
+        np.testing.assert_allclose(value_sum[:, 0], [0.5 * leaf, 0.5 * leaf, leaf])
+        np.testing.assert_allclose(value_sum[:, 1], -value_sum[:, 0])
+        assert visits.tolist() == [1, 1, 1]
+
+
 @pytest.mark.parametrize("rollout_weight", [0.0, 0.5])
 def test_same_state_same_search_in_any_batch(rollout_weight):
     core = make_core("koi")
@@ -631,7 +658,7 @@ def test_value_targets_are_returns_from_the_movers_seat():
     def play():
         for (mover, before), q in zip(((0, [0, 0, 0]), (2, [1.0, 0, 0]), (1, [1.0, 0, -0.5])), searched):
             pg.record(np.array([1]), np.zeros((1, 1)), np.ones((1, 3), bool), np.full((1, 3), 1 / 3),
-                      np.array([mover]), np.array([before]) + zero, np.array([q]) + zero)
+                      np.array([mover]), np.array([before]) + zero, np.array([q]) + zero, np.array([0]))
     play()
     obs, mask, policy, value = pg.finish(1, np.array([2.0, -1.0, -0.5]))
     # returns from each position on, seat by seat: [2, -1, -.5], [1, -1, -.5], [1, -1, 0]; rotated to the mover
@@ -643,6 +670,45 @@ def test_value_targets_are_returns_from_the_movers_seat():
     mixed = pg.finish(1, np.array([2.0, -1.0, -0.5]), q_weight=0.25)[3]
     q_from_mover = np.array([[0.5, 0, -0.5], [0, 0, 0.25], [1, 0, -1]])
     np.testing.assert_allclose(mixed, 0.75 * outcome + 0.25 * q_from_mover)
+
+
+def test_value_targets_are_discounted_per_step_to_the_games_end():
+    from training.az import PendingGames
+    pg = PendingGames(1, (1,), 3, 2, max_length=10)
+    for mover, step in ((0, 0), (1, 1), (1, 3)):  # step 2 was not recorded (a forced move, say)
+        pg.record(np.array([0]), np.zeros((1, 1)), np.ones((1, 3), bool), np.full((1, 3), 1 / 3),
+                  np.array([mover]), np.zeros((1, 2)), np.zeros((1, 2)), np.array([step]))
+    value = pg.finish(0, np.array([1.0, -1.0]), steps=5, discount=0.9)[3]
+    # seat 0 wins with the fifth step: 4, 3 and 1 steps after the positions' own
+    np.testing.assert_allclose(value[:, 0], [0.9 ** 4, -0.9 ** 3, -0.9 ** 1], rtol=1e-6)
+    np.testing.assert_allclose(value[:, 1], -value[:, 0])
+
+
+def test_trainer_with_a_discount_records_it_for_its_agents(tmp_path):
+    """az.discount: discounted targets, the network's description keeps it, its agents search with it."""
+    from training.az import AZTrainer
+    from yyenvs.agents.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
+    t = AZTrainer(tiny_config(tmp_path / "run", **{"az.discount": 0.9}), log=lambda m: None)
+    try:
+        t.train()
+        v = np.abs(t.replay.value[:t.replay.size, 0])
+        assert t.replay.size > 0 and v.max() <= 1.0 and (v < 0.9 ** 2).any()
+        k = np.log(v[v > 0]) / np.log(0.9)  # each target is +-0.9 to a whole number of steps
+        np.testing.assert_allclose(k, np.round(k), atol=1e-3)
+        assert t.search.discount == 0.9
+    finally:
+        t.close()
+    core = t.core
+    final = str(tmp_path / "run" / "final.safetensors")
+    meta, tensors = read_checkpoint(final, core)
+    assert meta["policy"]["discount"] == 0.9
+    assert make_agent(f"az:{final}:3", core).search.discount == 0.9
+    assert make_agent(f"az:{final}:3:discount=1", core).search.discount == 1.0
+    meta.pop("path", None)
+    meta.pop("tensors_sha256", None)
+    meta.pop("format", None)
+    with pytest.raises(CheckpointError, match="discount"):
+        write_checkpoint(tmp_path / "bad", tensors, {**meta, "policy": {**meta["policy"], "discount": 1.5}})
 
 
 def test_cosine_learning_rate_schedule(tmp_path):

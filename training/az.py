@@ -97,7 +97,7 @@ class ReplayBuffer:
 class PendingGames:
     """Recorded positions of the games in progress, waiting for their value targets."""
 
-    FIELDS = ("obs", "mask", "policy", "mover", "returns_before", "searched")
+    FIELDS = ("obs", "mask", "policy", "mover", "returns_before", "searched", "step")
 
     def __init__(self, games: int, obs_shape, num_actions: int, num_players: int, max_length: int):
         L = min(max_length + 1, 64)  # grows (doubling) for longer games
@@ -108,8 +108,9 @@ class PendingGames:
         self.mover = np.zeros((games, L), np.int64)
         self.returns_before = np.zeros((games, L, num_players), np.float64)
         self.searched = np.zeros((games, L, num_players), np.float32)  # the search's root value, per seat
+        self.step = np.zeros((games, L), np.int64)  # the game's steps before the position
 
-    def record(self, rows, obs, mask, policy, mover, returns, searched) -> None:
+    def record(self, rows, obs, mask, policy, mover, returns, searched, step) -> None:
         t = self.length[rows]
         L = self.obs.shape[1]
         if t.max() >= L:
@@ -124,16 +125,22 @@ class PendingGames:
         self.mover[rows, t] = mover
         self.returns_before[rows, t] = returns
         self.searched[rows, t] = searched
+        self.step[rows, t] = step
         self.length[rows] = t + 1
 
-    def finish(self, row: int, returns: np.ndarray, q_weight: float = 0.0):
+    def finish(self, row: int, returns: np.ndarray, q_weight: float = 0.0, steps: int = 0,
+               discount: float = 1.0):
         """The samples of game ``row`` with their value targets (from each mover's seat); clears it.
 
-        The target is each seat's return from the position on, or with ``q_weight`` w,
-        (1 - w) x that return + w x the search's value of the position."""
+        The target is each seat's return from the position on, discounted by ``discount`` for
+        each step after the position's own up to the game's last (its ``steps``-th; the games
+        here reward only at their end), or with ``q_weight`` w, (1 - w) x that return + w x the
+        search's value of the position."""
         n = int(self.length[row])
         P = returns.shape[0]
         after = returns[None, :] - self.returns_before[row, :n]  # each seat's return from then on
+        if discount != 1.0:
+            after = after * discount ** (steps - 1 - self.step[row, :n])[:, None]
         if q_weight:
             after = (1.0 - q_weight) * after + q_weight * self.searched[row, :n]
         seats = (self.mover[row, :n, None] + np.arange(P)) % P
@@ -147,7 +154,7 @@ def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed
     """The search of the ``az`` config section over ``net``."""
     return GumbelSearch(core, NetworkEvaluator(net), simulations, az["max_considered"], gumbel_scale,
                         az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed,
-                        find_wins=az["find_wins"])
+                        find_wins=az["find_wins"], discount=az["discount"])
 
 
 def make_baselines(core, cfg: dict, net) -> list:
@@ -212,12 +219,14 @@ class SelfPlay:
     score margin (:func:`score_margins`), so that among lost games the closer ones
     rank higher (a seat that always loses still learns which moves lose less).  With
     ``q_weight`` w each position's target is (1 - w) x that + w x the search's root value.
+    The returns are discounted by the search's ``discount`` per step to the game's end.
     """
 
     def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
                  baseline_share: float, sample_plies: int = 0, score_weight: float = 0.0,
                  q_weight: float = 0.0):
         self.core, self.search, self.games, self.seed = core, search, int(games), seed
+        self.steps = np.zeros(self.games, np.int64)  # steps played in each slot's game
         self.sample_plies = int(sample_plies)
         self.score_weight = float(score_weight)
         self.q_weight = float(q_weight)
@@ -261,8 +270,10 @@ class SelfPlay:
             if early.size:
                 actions[rows[early]] = sample_policy(result.policy[early], sub.seed[early], sub.ply[early])
             self.pending.record(rows, core.observe(sub, sub.current_player), mask[rows], result.policy,
-                                sub.current_player.astype(np.int64), self.returns[rows], result.value)
+                                sub.current_player.astype(np.int64), self.returns[rows], result.value,
+                                self.steps[rows])
         core.step(state, actions)
+        self.steps += 1
         self.returns += state.rewards
         ended = np.flatnonzero(state.done)
         samples, results = [], []
@@ -272,7 +283,8 @@ class SelfPlay:
             w = self.score_weight
             targets = (1 - w) * targets + w * score_margins(core, state.take(ended))
         for k, g in enumerate(ended):
-            samples.append(self.pending.finish(g, targets[k], self.q_weight))
+            samples.append(self.pending.finish(g, targets[k], self.q_weight, int(self.steps[g]),
+                                               self.search.discount))
             b = self.baseline_seat[g]
             if b >= 0:
                 results.append((int(self.baseline_of[g]), float(self.returns[g, (b + 1) % P] > self.returns[g, b])))
@@ -281,6 +293,7 @@ class SelfPlay:
             self.baseline_seat = self.baseline_seats(self.games_in_slot)
             state.put(ended, core.init(derive_seeds(self.seed, self.stream[ended], self.games_in_slot[ended])))
             self.returns[ended] = 0.0
+            self.steps[ended] = 0
         return samples, int(rows.size), results
 
 
@@ -317,7 +330,8 @@ class AZTrainer(TrainingRun):
             if self.az["score_weight"] and (getattr(self.core, "scores", None) is None or self.core.num_players < 2):
                 raise ConfigError(f"az.score_weight: {self.core.name} here has no scores to compare between seats")
             try:
-                self.desc = network_description(self.core, self.az["hidden"], self.az["channels"], self.az["blocks"])
+                self.desc = network_description(self.core, self.az["hidden"], self.az["channels"], self.az["blocks"],
+                                                self.az["discount"])
             except NetworkError as e:
                 raise ConfigError(f"az: {e}") from None
             if resume is not None and resume[1]["policy"] != self.desc:
@@ -396,7 +410,7 @@ class AZTrainer(TrainingRun):
         searches (quick and final) use them, so they search as self-play does."""
         import inspect
         defaults = inspect.signature(GumbelSearch).parameters
-        keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins")
+        keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount")
         return {k: self.az[k] for k in keys if self.az[k] != defaults[k].default}
 
     def final_entrant(self, final: str) -> str:

@@ -69,6 +69,7 @@ DEFAULTS: dict = {
         "value_scale": 0.1,      # sigma(q) = (maxvisit_init + max visits) * value_scale * q
         "maxvisit_init": 50.0,   # see value_scale
         "find_wins": False,      # the search tries every move of a new node's mover for a win at once
+        "discount": 1.0,         # per step, in the search's values and the value targets (below 1: wins sooner count more)
         "hidden": [128, 128],    # hidden layers of the policy-value network
         "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
         "blocks": 0,             # residual blocks (0: the MLP alone)

@@ -184,6 +184,8 @@ def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None =
     from yyenvs.agents.checkpoint import checkpoint_label
     net, meta = load_network(path, core)
     label = checkpoint_label(meta["path"]) + _budget_suffix(simulations, search_options)
+    if simulations:  # a network of discounted values is searched with its discount unless told otherwise
+        search_options.setdefault("discount", meta["policy"].get("discount", 1.0))
     agent = AZAgent(core, net, seed, simulations, label=label, sample=sample, **search_options)
     agent.metadata = meta
     return agent

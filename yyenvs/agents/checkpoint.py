@@ -51,7 +51,8 @@ METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observa
 NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
 #: the class and fields of a policy-value network's description (:mod:`yyenvs.agents.pvnet`)
 PV_CLASS = "PolicyValueNet"
-PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding")  # padding may be absent: zeros
+#: padding may be absent (zeros), and so may discount (1: the values are undiscounted returns)
+PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding", "discount")
 #: how its convolutions pad the board's edges
 PV_PADDINGS = ("zeros", "circular")
 #: the trainers a checkpoint may come from
@@ -133,13 +134,13 @@ class _Fields:
             self.fail(key, f"expected an integer in [{lo}, {hi}], got {show(v)}")
         return v
 
-    def number(self, key, lo=0.0, required=True):
+    def number(self, key, lo=0.0, required=True, hi=1e300):
         v = self.get(key, required)
         if v is None and not required:
             return None
-        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= 1e300
+        if (isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi
                 or (isinstance(v, float) and math.isnan(v))):
-            self.fail(key, f"expected a number in [{lo}, 1e300], got {show(v)}")
+            self.fail(key, f"expected a number in [{lo}, {hi}], got {show(v)}")
         return float(v)
 
     def str(self, key, choices=None, required=True):
@@ -216,6 +217,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
         net.int("blocks", 0, 64)
         net.int("num_players", 1, 4)
         net.str("padding", PV_PADDINGS, required=False)
+        net.number("discount", 0.0, required=False, hi=1.0)
     else:
         net.known(NETWORK_FIELDS)
         net.str("class", ("FastMaskablePolicy",))

@@ -48,6 +48,13 @@ the new nodes in one network call and backs their values up.
   actions) and values, so that its view of a position is the same in any
   transform (test-time augmentation; one network call of 8 times the
   positions on a square board).  An option of the agents, off in training.
+* **Discount** (``discount`` d, 1 by default): a player's step is worth its
+  reward plus d times the value after it (a chance outcome is not
+  discounted), so a win sooner is worth more than a win later and a loss
+  later less than a loss sooner: a seat that loses whatever it does still
+  prefers the moves that hold the other off longest.  A network trained with
+  a discount predicts discounted returns, and its agents search with the
+  same discount (the network's description records it).
 * **Values** are vectors, one entry per seat, so 1-4 players and a player
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
@@ -82,7 +89,8 @@ MAX_CONSIDERED = 4096
 SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),
                    "c_puct": (float, 0.0, math.inf), "value_scale": (float, 0.0, math.inf),
                    "maxvisit_init": (float, 0.0, math.inf), "find_wins": (bool, 0, 1),
-                   "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1)}
+                   "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1),
+                   "discount": (float, 0.0, 1.0)}
 
 
 def setting_allows(name: str, value) -> bool:
@@ -299,10 +307,12 @@ def _sigma_q(node, player, edges, n_edges, all_edges, edge_child, edge_prior, vi
 
 @njit(cache=True)
 def _puct_edge(node, player, first_edge, num_edges, edge_child, edge_prior, visits, value_sum, reward,
-               c_puct):
-    """PUCT among ``node``'s edges for ``player``; an unvisited child is valued at the node's mean."""
+               c_puct, into):
+    """PUCT among ``node``'s edges for ``player``; an unvisited child is valued at the node's mean
+    (its value counted from the step into it, whose discount is ``into``, less that step)."""
     e0 = first_edge[node]
-    fpu = value_sum[node, player] / max(visits[node], 1) - reward[node, player]
+    after = value_sum[node, player] / max(visits[node], 1) - reward[node, player]
+    fpu = after / into if into > 0 else 0.0
     c = c_puct * math.sqrt(max(visits[node], 1))
     best = e0
     best_score = -np.inf
@@ -334,7 +344,7 @@ def _sample_edge(first_edge, num_edges, edge_prior, node, u):
 @njit(cache=True)
 def _select(sim, C, node_count, parent, action, to_move, terminal, visits, value_sum, reward, raw_value,
             first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit, edge_gumbel,
-            considered, n_considered, table, c_puct, maxvisit_init, value_scale, chance_key,
+            considered, n_considered, table, c_puct, maxvisit_init, value_scale, discount, chance_key,
             leaf, is_new, path, depth, q):
     """Simulation ``sim`` of every row: from the root (sequential halving over its considered
     edges) down by PUCT, through chance nodes by their probabilities, to an edge no
@@ -366,8 +376,9 @@ def _select(sim, C, node_count, parent, action, to_move, terminal, visits, value
                 e = _sample_edge(first_edge, num_edges, edge_prior, node,
                                  uniform3(chance_key[r], np.uint64(sim), np.uint64(d)))
             else:
+                into = 1.0 if to_move[parent[node]] == CHANCE_PLAYER else discount
                 e = _puct_edge(node, to_move[node], first_edge, num_edges, edge_child, edge_prior, visits,
-                               value_sum, reward, c_puct)
+                               value_sum, reward, c_puct, into)
             ch = edge_child[e]
             if ch < 0:  # a new node, the leaf
                 ch = r * C + node_count[r]
@@ -414,8 +425,10 @@ def _record_values(nodes, rows, relative, viewer, raw_value, value):
 
 
 @njit(cache=True)
-def _backup(path, depth, value, reward, visits, value_sum):
-    """Add each row's leaf value, plus the rewards on the way, to every node of its path."""
+def _backup(path, depth, value, reward, to_move, discount, visits, value_sum):
+    """Add each row's leaf value, plus the rewards on the way, to every node of its path: below
+    the root a node's value is counted from the step into it, that step's reward plus the
+    value after it times ``discount`` (1 after a chance outcome); the root's is its own."""
     P = value.shape[1]
     G = np.empty(P)
     for r in range(path.shape[0]):
@@ -424,8 +437,11 @@ def _backup(path, depth, value, reward, visits, value_sum):
         for k in range(depth[r] - 1, -1, -1):
             n = path[r, k]
             visits[n] += 1
+            if k > 0:
+                g = 1.0 if to_move[path[r, k - 1]] == CHANCE_PLAYER else discount
+                for p in range(P):
+                    G[p] = reward[n, p] + g * G[p]
             for p in range(P):
-                G[p] += reward[n, p]
                 value_sum[n, p] += G[p]
 
 
@@ -515,12 +531,12 @@ class GumbelSearch:
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
                  maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False,
-                 rollout_weight: float = 0.0, average_symmetries: bool = False):
+                 rollout_weight: float = 0.0, average_symmetries: bool = False, discount: float = 1.0):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
         for name, v in (("max_considered", max_considered), ("gumbel_scale", gumbel_scale), ("c_puct", c_puct),
                         ("value_scale", value_scale), ("maxvisit_init", maxvisit_init),
-                        ("rollout_weight", rollout_weight)):
+                        ("rollout_weight", rollout_weight), ("discount", discount)):
             if not setting_allows(name, v):
                 raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
         self.core = core
@@ -541,6 +557,7 @@ class GumbelSearch:
         self.seed = np.uint64(seed % (1 << 64))
         self.find_wins = bool(find_wins)
         self.rollout_weight = float(rollout_weight)
+        self.discount = float(discount)
         self.rollouts = Rollouts(self.search_core, self.seed) if self.rollout_weight > 0 else None
         self._rollout_scale = np.ones(0)  # per root, set by each search that rolls out
         self._table = considered_table(self.max_considered, self.simulations)
@@ -696,8 +713,8 @@ class GumbelSearch:
             _select(sim, C, tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
                     tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges, tree.edge_action,
                     tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel, considered, n_considered,
-                    self._table, self.c_puct, self.maxvisit_init, self.value_scale, chance_key, leaf, is_new,
-                    path, depth, q)
+                    self._table, self.c_puct, self.maxvisit_init, self.value_scale, self.discount, chance_key,
+                    leaf, is_new, path, depth, q)
             value = np.zeros((B, P))
             new = leaf[is_new]
             t1 = time.perf_counter()
@@ -720,14 +737,15 @@ class GumbelSearch:
                     won, _, rewards = self._wins_at_once(ch.batch_size, self._children(ch, mask))
                     clock["core"] += time.perf_counter() - t3
                     tree.terminal[new[won]] = True
-                    tree.reward[new[won]] += rewards[won]
+                    after = np.where(tree.to_move[tree.parent[new[won]]] == CHANCE_PLAYER, 1.0, self.discount)
+                    tree.reward[new[won]] += after[:, None] * rewards[won]  # the win comes one step later
                     if won.any():
                         keep = np.flatnonzero(~won)
                         ch, new, rows, mask = ch.take(keep), new[keep], rows[keep], mask[keep]
                 if new.size:
                     self._evaluate_new(tree, new, ch, tree.observer[new].astype(np.int64), value, rows, mask)
             t2 = time.perf_counter()
-            _backup(path, depth, value, tree.reward, tree.visits, tree.value_sum)
+            _backup(path, depth, value, tree.reward, tree.to_move, self.discount, tree.visits, tree.value_sum)
             clock["tree"] += time.perf_counter() - t2
         wins = np.zeros((B, self.core.num_actions), np.bool_)
         if self.find_wins:  # a win at once is played; the policy is the prior over the wins

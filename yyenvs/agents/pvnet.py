@@ -30,12 +30,16 @@ MAX_WIDTH = 1 << 16
 MAX_BLOCKS = 64
 
 
-def network_description(core, hidden=(128, 128), channels: int = 0, blocks: int = 0) -> dict:
+def network_description(core, hidden=(128, 128), channels: int = 0, blocks: int = 0,
+                        discount: float = 1.0) -> dict:
     """The description of a network for ``core``: ``blocks`` residual blocks of ``channels``
-    3x3 convolutions over the planes (0: none), then hidden layers ``hidden``."""
+    3x3 convolutions over the planes (0: none), then hidden layers ``hidden``; values that
+    are returns discounted by ``discount`` per step (recorded only below 1)."""
     desc = {"class": PV_CLASS, "hidden": [int(h) for h in hidden], "channels": int(channels),
             "blocks": int(blocks), "num_players": int(core.num_players),
             "padding": "circular" if core.spec.board_wraps else "zeros"}
+    if discount != 1.0:
+        desc["discount"] = float(discount)
     check_description(desc, core)
     return desc
 
@@ -54,6 +58,8 @@ def check_description(desc: dict, core) -> None:
                            f"observes {tuple(core.observation_shape)}")
     if desc.get("padding", "zeros") not in PV_PADDINGS:  # absent in descriptions older than it: zeros
         raise NetworkError(f"padding must be one of {PV_PADDINGS}, got {desc['padding']!r}")
+    if not 0.0 <= desc.get("discount", 1.0) <= 1.0:
+        raise NetworkError(f"discount must be from 0 to 1, got {desc['discount']!r}")
     if desc["num_players"] != core.num_players:
         raise NetworkError(f"the network values {desc['num_players']} players; {core.name} has "
                            f"{core.num_players}")
