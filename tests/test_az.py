@@ -707,8 +707,10 @@ def test_trainer_with_a_discount_records_it_for_its_agents(tmp_path):
     meta.pop("path", None)
     meta.pop("tensors_sha256", None)
     meta.pop("format", None)
-    with pytest.raises(CheckpointError, match="discount"):
-        write_checkpoint(tmp_path / "bad", tensors, {**meta, "policy": {**meta["policy"], "discount": 1.5}})
+    for bad in (1.5, None, "0.9", True):
+        with pytest.raises(CheckpointError, match="discount"):
+            write_checkpoint(tmp_path / "bad", tensors, {**meta, "policy": {**meta["policy"], "discount": bad}})
+            make_agent(f"az:{tmp_path / 'bad.safetensors'}:3", core)
 
 
 def test_cosine_learning_rate_schedule(tmp_path):

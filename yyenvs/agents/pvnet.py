@@ -58,8 +58,9 @@ def check_description(desc: dict, core) -> None:
                            f"observes {tuple(core.observation_shape)}")
     if desc.get("padding", "zeros") not in PV_PADDINGS:  # absent in descriptions older than it: zeros
         raise NetworkError(f"padding must be one of {PV_PADDINGS}, got {desc['padding']!r}")
-    if not 0.0 <= desc.get("discount", 1.0) <= 1.0:
-        raise NetworkError(f"discount must be from 0 to 1, got {desc['discount']!r}")
+    discount = desc.get("discount", 1.0)  # absent: undiscounted values
+    if isinstance(discount, bool) or not isinstance(discount, (int, float)) or not 0.0 <= discount <= 1.0:
+        raise NetworkError(f"discount must be a number from 0 to 1, got {discount!r}")
     if desc["num_players"] != core.num_players:
         raise NetworkError(f"the network values {desc['num_players']} players; {core.name} has "
                            f"{core.num_players}")
