@@ -437,11 +437,9 @@ def _backup(path, depth, value, reward, to_move, discount, visits, value_sum):
         for k in range(depth[r] - 1, -1, -1):
             n = path[r, k]
             visits[n] += 1
-            if k > 0:
-                g = 1.0 if to_move[path[r, k - 1]] == CHANCE_PLAYER else discount
-                for p in range(P):
-                    G[p] = reward[n, p] + g * G[p]
+            g = discount if k > 0 and to_move[path[r, k - 1]] != CHANCE_PLAYER else 1.0
             for p in range(P):
+                G[p] = reward[n, p] + g * G[p]  # a root's reward is 0
                 value_sum[n, p] += G[p]
 
 
