@@ -306,6 +306,12 @@ def _sigma_q(node, player, edges, n_edges, all_edges, edge_child, edge_prior, vi
 
 
 @njit(cache=True)
+def _step_discount(parent_mover, discount):
+    """The discount of a step from a node whose mover is ``parent_mover``: none after a chance outcome."""
+    return 1.0 if parent_mover == CHANCE_PLAYER else discount
+
+
+@njit(cache=True)
 def _puct_edge(node, player, first_edge, num_edges, edge_child, edge_prior, visits, value_sum, reward,
                c_puct, into):
     """PUCT among ``node``'s edges for ``player``; an unvisited child is valued at the node's mean
@@ -376,9 +382,8 @@ def _select(sim, C, node_count, parent, action, to_move, terminal, visits, value
                 e = _sample_edge(first_edge, num_edges, edge_prior, node,
                                  uniform3(chance_key[r], np.uint64(sim), np.uint64(d)))
             else:
-                into = 1.0 if to_move[parent[node]] == CHANCE_PLAYER else discount
                 e = _puct_edge(node, to_move[node], first_edge, num_edges, edge_child, edge_prior, visits,
-                               value_sum, reward, c_puct, into)
+                               value_sum, reward, c_puct, _step_discount(to_move[parent[node]], discount))
             ch = edge_child[e]
             if ch < 0:  # a new node, the leaf
                 ch = r * C + node_count[r]
@@ -437,7 +442,7 @@ def _backup(path, depth, value, reward, to_move, discount, visits, value_sum):
         for k in range(depth[r] - 1, -1, -1):
             n = path[r, k]
             visits[n] += 1
-            g = discount if k > 0 and to_move[path[r, k - 1]] != CHANCE_PLAYER else 1.0
+            g = _step_discount(to_move[path[r, k - 1]], discount) if k > 0 else 1.0
             for p in range(P):
                 G[p] = reward[n, p] + g * G[p]  # a root's reward is 0
                 value_sum[n, p] += G[p]
@@ -735,8 +740,9 @@ class GumbelSearch:
                     won, _, rewards = self._wins_at_once(ch.batch_size, self._children(ch, mask))
                     clock["core"] += time.perf_counter() - t3
                     tree.terminal[new[won]] = True
+                    # the win comes one step later, discounted as _step_discount does (vectorised)
                     after = np.where(tree.to_move[tree.parent[new[won]]] == CHANCE_PLAYER, 1.0, self.discount)
-                    tree.reward[new[won]] += after[:, None] * rewards[won]  # the win comes one step later
+                    tree.reward[new[won]] += after[:, None] * rewards[won]
                     if won.any():
                         keep = np.flatnonzero(~won)
                         ch, new, rows, mask = ch.take(keep), new[keep], rows[keep], mask[keep]
