@@ -7,7 +7,8 @@ the search (:data:`~yyenvs.agents.gumbel.SEARCH_SETTINGS`, e.g. ``gumbel_scale=0
 without noise at the root, ``find_wins=1`` for one that checks every node for a
 win at once, ``rollout_weight=0.5`` for leaf values half the network's and half
 a rollout's, ``average_symmetries=1`` for a network averaged over the board's
-symmetries); ``az:<checkpoint>``, or the checkpoint path alone,
+symmetries, ``solve_budget=50000`` for exact results within 50,000 positions of
+each root); ``az:<checkpoint>``, or the checkpoint path alone,
 plays the network's most probable legal action.  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).

@@ -35,6 +35,13 @@ the new nodes in one network call and backs their values up.
   with the top of ``core.reward_range`` is a finished game in the tree, worth
   that win, and a root that can plays the win, its policy the prior over the
   winning moves.
+* **Proofs** (``solve_budget`` n > 0): after the search, every root is also
+  searched exhaustively over the game's own rules, up to n positions
+  (:func:`~yyenvs.agents.solver.prove`).  A root with a proven win, or with
+  every move proven, plays its best proven moves (the policy is the prior
+  over them, the value the proven result); elsewhere a move proven to give
+  its mover the worst result is never played while another is left, and it
+  gets no policy.  An option of the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
   also played on by a rollout of :mod:`yyenvs.agents.rollout` (four greedy
   moves, then the game's heuristic squashed by the spread of the root's
@@ -75,6 +82,7 @@ import numpy as np
 from numba import njit
 
 from yyenvs.agents.rollout import Rollouts
+from yyenvs.agents.solver import prove
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
@@ -84,13 +92,15 @@ _TAG_GUMBEL, _TAG_CHANCE = 11, 13
 #: the most root actions a search may consider: more than any game's legal actions, it bounds the
 #: halving table
 MAX_CONSIDERED = 4096
+#: the most positions an exhaustive search may step per root (``solve_budget``)
+MAX_SOLVE_BUDGET = 100_000_000
 #: the settings of a search that agent specs and training configs may give (GumbelSearch keywords),
 #: each with its type and the closed interval it lies in; an infinite bound admits any finite number
 SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),
                    "c_puct": (float, 0.0, math.inf), "value_scale": (float, 0.0, math.inf),
                    "maxvisit_init": (float, 0.0, math.inf), "find_wins": (bool, 0, 1),
                    "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1),
-                   "discount": (float, 0.0, 1.0)}
+                   "discount": (float, 0.0, 1.0), "solve_budget": (int, 0, MAX_SOLVE_BUDGET)}
 
 
 def setting_allows(name: str, value) -> bool:
@@ -450,12 +460,13 @@ def _backup(path, depth, value, reward, to_move, discount, visits, value_sum):
 
 @njit(cache=True)
 def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit,
-                  edge_gumbel, visits, value_sum, raw_value, maxvisit_init, value_scale, wins, policy, chosen,
-                  edges, q):
+                  edge_gumbel, visits, value_sum, raw_value, maxvisit_init, value_scale, only, barred, policy,
+                  chosen, edges, q):
     """Per root: the improved policy softmax(logit + sigma(q)) into ``policy`` (B, A) and the
     chosen action, the best of the most visited by gumbel + logit + sigma(q).  A root with
-    actions in ``wins`` (B, A) plays the one of best gumbel + logit among them instead, and its
-    policy is the prior over them alone."""
+    actions in ``only`` (B, A) plays the one of best gumbel + logit among them instead, and its
+    policy is the prior over them alone.  Actions in ``barred`` are left out of both, unless
+    every action is."""
     for r in range(policy.shape[0]):
         node = r * C
         e0 = first_edge[node]
@@ -464,12 +475,22 @@ def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, ed
             edges[j] = e0 + j
         top_n = _sigma_q(node, to_move[node], edges, k, True, edge_child, edge_prior, visits, value_sum,
                          raw_value, maxvisit_init, value_scale, q)
-        has_win = False
+        has_only = False
+        all_barred = True
         for j in range(k):
-            has_win = has_win or wins[r, edge_action[e0 + j]]
-        if has_win:  # only the wins count, by the prior alone
+            has_only = has_only or only[r, edge_action[e0 + j]]
+            all_barred = all_barred and barred[r, edge_action[e0 + j]]
+        if has_only:  # only these count, by the prior alone
             for j in range(k):
-                q[j] = 0.0 if wins[r, edge_action[e0 + j]] else -np.inf
+                q[j] = 0.0 if only[r, edge_action[e0 + j]] else -np.inf
+        elif not all_barred:
+            top_n = -1
+            for j in range(k):
+                if barred[r, edge_action[e0 + j]]:
+                    q[j] = -np.inf
+                else:
+                    ch = edge_child[e0 + j]
+                    top_n = max(top_n, visits[ch] if ch >= 0 else 0)
         hi = -np.inf
         for j in range(k):
             hi = max(hi, edge_logit[e0 + j] + q[j])
@@ -485,7 +506,11 @@ def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, ed
             ch = edge_child[e0 + j]
             n = visits[ch] if ch >= 0 else 0
             score = edge_gumbel[e0 + j] + edge_logit[e0 + j] + q[j]
-            if (wins[r, a] if has_win else n == top_n) and (best < 0 or score > best_score):
+            if has_only:
+                eligible = only[r, a]
+            else:
+                eligible = n == top_n and (all_barred or not barred[r, a])
+            if eligible and (best < 0 or score > best_score):
                 best = a
                 best_score = score
         chosen[r] = best
@@ -534,12 +559,14 @@ class GumbelSearch:
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
                  maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False,
-                 rollout_weight: float = 0.0, average_symmetries: bool = False, discount: float = 1.0):
+                 rollout_weight: float = 0.0, average_symmetries: bool = False, discount: float = 1.0,
+                 solve_budget: int = 0):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
         for name, v in (("max_considered", max_considered), ("gumbel_scale", gumbel_scale), ("c_puct", c_puct),
                         ("value_scale", value_scale), ("maxvisit_init", maxvisit_init),
-                        ("rollout_weight", rollout_weight), ("discount", discount)):
+                        ("rollout_weight", rollout_weight), ("discount", discount),
+                        ("solve_budget", solve_budget)):
             if not setting_allows(name, v):
                 raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
         self.core = core
@@ -561,6 +588,7 @@ class GumbelSearch:
         self.find_wins = bool(find_wins)
         self.rollout_weight = float(rollout_weight)
         self.discount = float(discount)
+        self.solve_budget = int(solve_budget)
         self.rollouts = Rollouts(self.search_core, self.seed) if self.rollout_weight > 0 else None
         self._rollout_scale = np.ones(0)  # per root, set by each search that rolls out
         self._table = considered_table(self.max_considered, self.simulations)
@@ -751,16 +779,55 @@ class GumbelSearch:
             t2 = time.perf_counter()
             _backup(path, depth, value, tree.reward, tree.to_move, self.discount, tree.visits, tree.value_sum)
             clock["tree"] += time.perf_counter() - t2
-        wins = np.zeros((B, self.core.num_actions), np.bool_)
+        A = self.core.num_actions
+        only = np.zeros((B, A), np.bool_)  # a root with any plays one of these
+        barred = np.zeros((B, A), np.bool_)  # never played while another action is left
+        exact = np.zeros(B, np.bool_)  # roots whose value is known, in exact_value
+        exact_value = np.zeros((B, P))
         if self.find_wins:  # a win at once is played; the policy is the prior over the wins
-            won, wins, win_rewards = self._wins_at_once(B, root_children)
-        policy = np.zeros((B, self.core.num_actions), np.float32)
+            exact, only, exact_value = self._wins_at_once(B, root_children)
+        if self.solve_budget:
+            t0 = time.perf_counter()
+            self._proven(root, only, barred, exact, exact_value)
+            clock["core"] += time.perf_counter() - t0
+        policy = np.zeros((B, A), np.float32)
         chosen = np.zeros(B, np.int64)
         _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,
                       tree.edge_prior, tree.edge_logit, tree.edge_gumbel, tree.visits, tree.value_sum,
-                      tree.raw_value, self.maxvisit_init, self.value_scale, wins, policy, chosen,
+                      tree.raw_value, self.maxvisit_init, self.value_scale, only, barred, policy, chosen,
                       np.zeros(core.num_actions, np.int64), q)
         root_value = tree.value_sum[roots] / tree.visits[roots][:, None]
-        if self.find_wins:
-            root_value[won] = win_rewards[won]
+        root_value[exact] = exact_value[exact]
         return SearchResult(chosen, policy, root_value, tree)
+
+    def _proven(self, root: BatchState, only: np.ndarray, barred: np.ndarray, exact: np.ndarray,
+                exact_value: np.ndarray) -> None:
+        """What an exhaustive search of ``solve_budget`` positions per root proves
+        (:func:`~yyenvs.agents.solver.prove`), written into the arrays of :meth:`run`: a root
+        with a proven win, or with every move proven, plays its best proven moves (``only``)
+        and is valued by them (``exact``); elsewhere the moves proven to lose are ``barred``.
+        Roots that already have wins at once keep them."""
+        B, A = root.batch_size, self.core.num_actions
+        low, top = self.search_core.reward_range
+        proof = prove(self.search_core, root, self.solve_budget)
+        mover = root.current_player.astype(np.int64)
+        legal = self.search_core.legal_action_mask(root)[:, :A]
+        known = proof.known[:, :A]
+        mine = proof.result[np.arange(B), :A, mover]  # (B, A) each action's proven result for the mover
+        plies = proof.plies[:, :A]
+        for r in np.flatnonzero(~exact):
+            k = known[r]
+            wins = k & (mine[r] >= top)
+            if wins.any():  # all of the shortest length: a proof stops at the level of its first win
+                best = wins
+            elif not (legal[r] & ~k).any():
+                v = mine[r][legal[r]].max()  # the best result, then the longest game to it
+                best = legal[r] & (mine[r] == v)
+                best &= plies[r] == plies[r][best].max()
+            else:
+                barred[r] = k & (mine[r] <= low)
+                continue
+            only[r] = best
+            exact[r] = True
+            a = int(np.flatnonzero(best)[0])  # equal results and lengths: any one gives the value
+            exact_value[r] = proof.result[r, a] * self.discount ** (plies[r, a] - 1)

@@ -1,0 +1,174 @@
+"""Exact outcomes within reach: an exhaustive search over the game's own rules.
+
+:func:`prove` steps every line of play from each root, level by level in
+batches, for as long as the next level fits a budget of positions per root,
+then reads off which root actions have a known result.  It knows nothing of
+any game beyond its core: no heuristic, no network.
+
+* A finished game is proven; its result is the sum of the rewards of the
+  steps that led to it.
+* A position whose mover has a proven line that gives it the top of the
+  reward range (a win) is proven: the mover takes the shortest such win.
+* A position all of whose moves are proven is proven: its mover takes the
+  best of them for itself (max^n: with two players, the minimax value), and
+  among equal results the shortest win, or else the longest game (a lost
+  player holds out as long as the rules let it).
+* Anything else is unknown, and so is every chance node: a chance outcome
+  is never guessed.
+
+A proof is a pure function of the root's state and the budget, so the same
+position gets the same proof in any batch.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from numba import njit
+
+from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
+
+#: positions stepped per batch at most, so that a level's states fit in memory
+CHUNK_POSITIONS = 1 << 20
+
+
+@dataclasses.dataclass
+class Proof:
+    """Per root and root action (A = the width of the core's legal mask)."""
+
+    known: np.ndarray  # (B, A) bool   the action's result is proven (False where illegal)
+    result: np.ndarray  # (B, A, P) float64 the proven sum of rewards per seat from the root on
+    plies: np.ndarray  # (B, A) int64   the moves to the game's end along the proven line
+    stepped: np.ndarray  # (B,) int64   positions stepped for the root
+
+
+@njit(cache=True)
+def _better(a_val, a_plies, b_val, b_plies, top):
+    """Whether result (a_val, a_plies) is better than (b_val, b_plies) for the seat they are read for."""
+    if a_val != b_val:
+        return a_val > b_val
+    if a_val >= top:
+        return a_plies < b_plies
+    return a_plies > b_plies
+
+
+@njit(cache=True)
+def _back_up(first, count, mover, child_reward, child_known, child_result, child_plies, top,
+             known, result, plies):
+    """One level of the backward pass: each expanded position (count > 0) from its children,
+    which lie at first[i] .. first[i] + count[i] - 1 of the level below; child_result does not
+    yet hold the reward of the step into the child."""
+    P = child_reward.shape[1]
+    for i in range(first.shape[0]):
+        n = count[i]
+        if n == 0:
+            continue
+        m = mover[i]
+        best = -1
+        best_win = -1
+        all_known = True
+        for c in range(first[i], first[i] + n):
+            if not child_known[c]:
+                all_known = False
+                continue
+            v = child_reward[c, m] + child_result[c, m]
+            if v >= top and (best_win < 0 or child_plies[c] < child_plies[best_win]):
+                best_win = c
+            if best < 0 or _better(v, child_plies[c], child_reward[best, m] + child_result[best, m],
+                                   child_plies[best], top):
+                best = c
+        pick = best_win if best_win >= 0 else (best if all_known else -1)
+        if pick >= 0:
+            known[i] = True
+            plies[i] = child_plies[pick] + 1
+            for p in range(P):
+                result[i, p] = child_reward[pick, p] + child_result[pick, p]
+
+
+@dataclasses.dataclass
+class _Level:
+    parent: np.ndarray  # index into the level above
+    action: np.ndarray  # the action from it
+    reward: np.ndarray  # (n, P) the step's rewards
+    done: np.ndarray
+    mover: np.ndarray
+    first: np.ndarray | None = None  # its children's range in the level below, once expanded
+    count: np.ndarray | None = None
+
+
+def _backward(levels: list[_Level], P: int, top: float) -> list[tuple]:
+    """(known, result, plies) of every level's positions from the finished games up; an
+    unexpanded position that is not finished is unknown."""
+    last = levels[-1]
+    out = [(last.done.copy(), np.zeros((last.done.size, P)), np.zeros(last.done.size, np.int64))]
+    for k in range(len(levels) - 2, -1, -1):
+        level, below = levels[k], levels[k + 1]
+        n = level.done.size
+        known, result, plies = out[0]
+        k_out = (level.done.copy(), np.zeros((n, P)), np.zeros(n, np.int64))
+        _back_up(level.first, level.count, level.mover, below.reward, known, result, plies, top, *k_out)
+        out.insert(0, k_out)
+    return out
+
+
+def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> Proof:
+    B, P = roots.batch_size, core.num_players
+    top = float(core.reward_range[1])
+    levels = [_Level(np.arange(B), np.full(B, -1), np.zeros((B, P)), roots.done.copy(),
+                     roots.current_player.astype(np.int64))]
+    root_of = np.arange(B)
+    settled = np.zeros(B, np.bool_)  # the position or one above it is proven: nothing below it matters
+    stepped = np.zeros(B, np.int64)
+    frontier = roots
+    width = core.legal_action_mask(roots.take(np.zeros(0, np.int64))).shape[1]
+    for _ in range(depth):
+        level = levels[-1]
+        n = frontier.batch_size
+        level.first, level.count = np.zeros(n, np.int64), np.zeros(n, np.int64)
+        open_ = ~level.done & (level.mover != CHANCE_PLAYER) & ~settled
+        if not open_.any():
+            break
+        mask = core.legal_action_mask(frontier) & open_[:, None]
+        need = np.bincount(root_of, weights=mask.sum(axis=1), minlength=B).astype(np.int64)
+        grow = (need > 0) & (stepped + need <= budget)  # a root goes one level deeper only in full
+        mask &= grow[root_of][:, None]
+        rows, acts = np.nonzero(mask)  # row-major: each position's children lie together
+        if rows.size == 0:
+            break
+        stepped += np.where(grow, need, 0)
+        level.count = np.bincount(rows, minlength=n).astype(np.int64)
+        level.first = np.cumsum(level.count) - level.count
+        frontier = frontier.take(rows)
+        core.step(frontier, acts)
+        levels.append(_Level(rows, acts, frontier.rewards.astype(np.float64), frontier.done.copy(),
+                             frontier.current_player.astype(np.int64)))
+        root_of = root_of[rows]
+        # what the new level proves, so that nothing below a proven position is stepped
+        settled = np.zeros(B, np.bool_)
+        for level, (known, _, _) in zip(levels, _backward(levels, P, top)):
+            settled = known | settled[level.parent] if level is not levels[0] else known
+    out = Proof(np.zeros((B, width), np.bool_), np.zeros((B, width, P)), np.zeros((B, width), np.int64), stepped)
+    if len(levels) > 1:
+        known, result, plies = _backward(levels, P, top)[1]
+        first = levels[1]
+        out.known[first.parent, first.action] = known
+        out.result[first.parent, first.action] = first.reward + result
+        out.plies[first.parent, first.action] = plies + 1
+    return out
+
+
+def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = None) -> Proof:
+    """The proven results of every legal action of every root (see the module docstring).
+
+    ``budget``: the most positions stepped per root; a root goes one more move
+    deep only while the whole next level fits.  ``depth``: the most moves
+    deep (None: as deep as the budget reaches).  ``roots`` is not changed.
+    """
+    if budget < 0:
+        raise ValueError(f"prove: budget must be at least 0, got {budget!r}")
+    depth = core.max_game_length if depth is None else int(depth)
+    B = roots.batch_size
+    per_chunk = max(1, CHUNK_POSITIONS // max(budget, 1))
+    parts = [_prove_chunk(core, roots.take(np.arange(lo, min(B, lo + per_chunk))), budget, depth)
+             for lo in range(0, max(B, 1), per_chunk)]
+    return Proof(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Proof)))
