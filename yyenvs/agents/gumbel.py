@@ -92,8 +92,9 @@ _TAG_GUMBEL, _TAG_CHANCE = 11, 13
 #: the most root actions a search may consider: more than any game's legal actions, it bounds the
 #: halving table
 MAX_CONSIDERED = 4096
-#: the most positions an exhaustive search may step per root (``solve_budget``)
-MAX_SOLVE_BUDGET = 100_000_000
+#: the most positions an exhaustive search may step per root (``solve_budget``): one level of
+#: that many states must fit in memory
+MAX_SOLVE_BUDGET = 10_000_000
 #: the settings of a search that agent specs and training configs may give (GumbelSearch keywords),
 #: each with its type and the closed interval it lies in; an infinite bound admits any finite number
 SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),

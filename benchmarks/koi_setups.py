@@ -1,0 +1,84 @@
+"""Koi: is the game already won when the set-up ends?
+
+Two agents (``--first``, ``--second``) place the ten koi of ``--games`` games;
+then each position is searched exhaustively over the rules
+(:func:`yyenvs.agents.solver.prove`, up to ``--budget`` positions and
+``--depth`` moves from the end of the set-up) for a forced win.  Prints how
+many set-ups are proven wins for the first seat, for the second, and unknown,
+with the hardware.
+
+``--last-placement`` stops one placement earlier, before the second seat's
+last koi, and proves the position after each of its legal placements: it
+prints, per game, how many of them escape a proven first-seat win.
+
+    .venv/bin/python benchmarks/koi_setups.py --first mcts:1600 --second random
+    .venv/bin/python benchmarks/koi_setups.py --first greedy --second greedy --last-placement --games 8
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from yyenvs.agents import make_agent
+from yyenvs.agents.solver import prove
+from yyenvs.bench import hardware
+from yyenvs.games import make_core
+
+SETUP_PLIES = 10  # five koi each
+
+
+def first_seat_wins(core, states, budget: int, depth: int) -> np.ndarray:
+    """Per row (first seat to move): 1 a proven first-seat win, -1 a proven loss, 0 unknown."""
+    proof = prove(core, states, budget, depth)
+    legal = core.legal_action_mask(states)
+    won = (proof.known & (proof.result[:, :, 0] >= core.reward_range[1])).any(axis=1)
+    lost = ((proof.known | ~legal) & (proof.result[:, :, 0] <= core.reward_range[0])).all(axis=1)
+    return np.where(won, 1, np.where(lost, -1, 0))
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--first", default="greedy")
+    ap.add_argument("--second", default="greedy")
+    ap.add_argument("--games", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=5000)
+    ap.add_argument("--budget", type=int, default=2_000_000, help="positions per proof")
+    ap.add_argument("--depth", type=int, default=5, help="moves after the set-up (5: the first seat's third)")
+    ap.add_argument("--last-placement", action="store_true")
+    args = ap.parse_args(argv)
+    core = make_core("koi", board_size=9, directions=8)
+    agents = [make_agent(args.first, core, seed=args.seed + 1), make_agent(args.second, core, seed=args.seed + 2)]
+    state = core.init(np.arange(args.seed, args.seed + args.games, dtype=np.uint64))
+    t0 = time.perf_counter()
+    for _ in range(SETUP_PLIES - (1 if args.last_placement else 0)):
+        mask, actions = core.legal_action_mask(state), np.full(args.games, -1, np.int64)
+        for seat, agent in enumerate(agents):
+            rows = np.flatnonzero(state.current_player == seat)
+            if rows.size:
+                actions[rows] = agent(state.take(rows), mask[rows])
+        core.step(state, actions)
+    t1 = time.perf_counter()
+    print(f"koi 9x9, 8 directions: {args.games} set-ups, first seat {args.first}, second seat {args.second}; "
+          f"proofs of {args.depth} moves, at most {args.budget:,} positions each")
+    if not args.last_placement:
+        verdict = first_seat_wins(core, state, args.budget, args.depth)
+        print(f"  after the set-up: first seat proven to win {(verdict == 1).sum()}, "
+              f"second seat proven to win {(verdict == -1).sum()}, unknown {(verdict == 0).sum()}")
+    else:
+        escapes = []
+        for g in range(args.games):
+            placements = np.flatnonzero(core.legal_action_mask(state.take([g]))[0])
+            after = state.take(np.full(placements.size, g))
+            core.step(after, placements)
+            escapes.append(int((first_seat_wins(core, after, args.budget, args.depth) != 1).sum()))
+            n = placements.size
+        print(f"  second seat's last koi: placements (of {n}) that escape a proven first-seat win, per game: "
+              f"{escapes}")
+    print(f"  set-up {t1 - t0:.1f} s, proofs {time.perf_counter() - t1:.1f} s")
+    print(hardware())
+
+
+if __name__ == "__main__":
+    main()
