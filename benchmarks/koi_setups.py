@@ -48,6 +48,8 @@ def main(argv=None) -> None:
     ap.add_argument("--depth", type=int, default=5, help="moves after the set-up (5: the first seat's third)")
     ap.add_argument("--last-placement", action="store_true")
     args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error("--games must be at least 1")
     core = make_core("koi", board_size=9, directions=8)
     agents = [make_agent(args.first, core, seed=args.seed + 1), make_agent(args.second, core, seed=args.seed + 2)]
     state = core.init(np.arange(args.seed, args.seed + args.games, dtype=np.uint64))
@@ -72,10 +74,10 @@ def main(argv=None) -> None:
             placements = np.flatnonzero(core.legal_action_mask(state.take([g]))[0])
             after = state.take(np.full(placements.size, g))
             core.step(after, placements)
-            escapes.append(int((first_seat_wins(core, after, args.budget, args.depth) != 1).sum()))
-            n = placements.size
-        print(f"  second seat's last koi: placements (of {n}) that escape a proven first-seat win, per game: "
-              f"{escapes}")
+            escaped = int((first_seat_wins(core, after, args.budget, args.depth) != 1).sum())
+            escapes.append(f"{escaped}/{placements.size}")
+        print(f"  second seat's last koi: placements that escape a proven first-seat win, per game: "
+              f"{', '.join(escapes)}")
     print(f"  set-up {t1 - t0:.1f} s, proofs {time.perf_counter() - t1:.1f} s")
     print(hardware())
 

@@ -116,8 +116,9 @@ def test_budget_bounds_the_positions_stepped():
     np.testing.assert_array_equal(small.stepped, legal)
     for budget in (100, 2000, 30000):
         assert (prove(core, roots, budget=budget).stepped <= budget).all()
-    with pytest.raises(ValueError, match="budget"):
-        prove(core, roots, budget=-1)
+    for bad in (-1, 1.5, None, True, float("inf")):
+        with pytest.raises(ValueError, match="budget must be an integer"):
+            prove(core, roots, budget=bad)
 
 
 def test_back_up_takes_the_shortest_win_and_holds_out_longest_in_a_loss():
@@ -240,3 +241,21 @@ def test_solve_budget_holds_out_longest_where_every_move_is_proven_lost():
         assert out.action[0] in longest
         assert out.value[0, m] == -1.0
 
+
+
+def test_a_game_with_chance_is_proven_on_its_explicit_core_only():
+    sampled = DiceRaceCore()
+    with pytest.raises(ValueError, match="explicit"):
+        prove(sampled, sampled.init(np.array([1], np.uint64)), budget=100)
+
+
+def test_solve_budget_searches_a_game_with_chance():
+    """The search proves on the explicit twin of a sampled core: a walk home is played even by a
+    network sure that rolling is better, and its value is the win."""
+    core = DiceRaceCore()
+    s = core.init(np.array([1, 2], np.uint64))
+    s.pos[:] = [7, 0]
+    out = GumbelSearch(core, _network_favouring(core, [1], 20.0), simulations=8, max_considered=2,
+                       solve_budget=1000).run(s)
+    np.testing.assert_array_equal(out.action, [0, 0])
+    np.testing.assert_array_equal(out.value[:, 0], [1.0, 1.0])

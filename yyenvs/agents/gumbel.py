@@ -39,7 +39,8 @@ the new nodes in one network call and backs their values up.
   searched exhaustively over the game's own rules, up to n positions
   (:func:`~yyenvs.agents.solver.prove`).  A root with a proven win, or with
   every move proven, plays its best proven moves (the policy is the prior
-  over them, the value the proven result); elsewhere a move proven to give
+  over them, the value the proven result, discounted by its length as the
+  game's final reward would be); elsewhere a move proven to give
   its mover the worst result is never played while another is left, and it
   gets no policy.  An option of the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is

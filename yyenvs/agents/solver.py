@@ -16,12 +16,20 @@ any game beyond its core: no heuristic, no network.
 * Anything else is unknown, and so is every chance node: a chance outcome
   is never guessed.
 
+Once a position is proven, nothing below it is stepped: a root with a proven
+win leaves its other moves unknown, even those that would lose.  The results
+are the sums of each step's rewards; where, as in every game here, rewards
+come only at the end, the first win a proof finds is the shortest.
+
 A proof is a pure function of the root's state and the budget, so the same
-position gets the same proof in any batch.
+position gets the same proof in any batch.  A game with chance is proven on
+its explicit-chance core only (a sampled core would draw the game's own
+future).
 """
 from __future__ import annotations
 
 import dataclasses
+import numbers
 
 import numpy as np
 from numba import njit
@@ -164,8 +172,12 @@ def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = No
     deep only while the whole next level fits.  ``depth``: the most moves
     deep (None: as deep as the budget reaches).  ``roots`` is not changed.
     """
-    if budget < 0:
-        raise ValueError(f"prove: budget must be at least 0, got {budget!r}")
+    if not isinstance(budget, numbers.Integral) or isinstance(budget, (bool, np.bool_)) or budget < 0:
+        raise ValueError(f"prove: budget must be an integer of at least 0, got {budget!r}")
+    if core.spec.chance and not core.explicit_chance:
+        raise ValueError(f"prove: {core.name} has chance; prove on core.with_options(chance='explicit'), "
+                         "whose chance nodes wait for an outcome instead of drawing the game's own")
+    budget = int(budget)
     depth = core.max_game_length if depth is None else int(depth)
     B = roots.batch_size
     per_chunk = max(1, CHUNK_POSITIONS // max(budget, 1))
