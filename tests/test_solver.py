@@ -259,3 +259,25 @@ def test_solve_budget_searches_a_game_with_chance():
                        solve_budget=1000).run(s)
     np.testing.assert_array_equal(out.action, [0, 0])
     np.testing.assert_array_equal(out.value[:, 0], [1.0, 1.0])
+
+
+def test_solve_budget_with_find_wins_keeps_both_rules():
+    """With the check for wins at once as well, a win at once is still played (valued as the
+    win) and a proven loss is still never played while another move is left."""
+    core = make_core("koi")
+    roots, known, result, plies = _positions_with(
+        core, lambda k, mine, legal, plies: (k & (mine >= 1) & (plies == 1)).any(), plies=14)
+    s, m = roots.take([0]), int(roots.current_player[0])
+    wins = np.flatnonzero(known[0] & (result[0][:, m] >= 1))
+    blind = _network_favouring(core, wins, -20.0)
+    out = GumbelSearch(core, blind, simulations=8, max_considered=4, find_wins=True,
+                       solve_budget=200_000).run(s)
+    assert out.action[0] in wins and out.value[0, m] == 1.0
+    roots, known, result, _ = _positions_with(
+        core, lambda k, mine, legal, _: (k & (mine <= -1)).any() and (legal & ~(k & (mine <= -1))).any()
+        and not (k & (mine >= 1)).any())
+    s, m = roots.take([0]), int(roots.current_player[0])
+    losses = np.flatnonzero(known[0] & (result[0][:, m] <= -1))
+    out = GumbelSearch(core, _network_favouring(core, losses, 20.0), simulations=8, max_considered=2,
+                       find_wins=True, solve_budget=200_000).run(s)
+    assert out.action[0] not in losses and out.policy[0, losses].sum() == 0.0
