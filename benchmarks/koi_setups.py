@@ -34,7 +34,7 @@ def first_seat_wins(core, states, budget: int, depth: int) -> np.ndarray:
     proof = prove(core, states, budget, depth)
     legal = core.legal_action_mask(states)
     won = (proof.known & (proof.result[:, :, 0] >= core.reward_range[1])).any(axis=1)
-    lost = ((proof.known | ~legal) & (proof.result[:, :, 0] <= core.reward_range[0])).all(axis=1)
+    lost = (~legal | (proof.known & (proof.result[:, :, 0] <= core.reward_range[0]))).all(axis=1) & legal.any(axis=1)
     return np.where(won, 1, np.where(lost, -1, 0))
 
 
