@@ -90,6 +90,11 @@ def test_proof_agrees_with_a_plain_recursive_search(game, options, plies, depth)
                 assert not known or root_won, (r, a)
                 seen_unknown += 1
         assert proof.result.shape == (roots.batch_size, core.legal_action_mask(s).shape[1], P)
+        known, result, plies_ = reference(core, s, depth)  # the root's own result
+        assert proof.root_known[r] == known
+        if known:
+            np.testing.assert_array_equal(proof.root_result[r], result)
+            assert proof.root_plies[r] == plies_
     assert seen_known and seen_unknown  # the positions exercise both
 
 
@@ -227,20 +232,47 @@ def test_solve_budget_never_plays_a_proven_loss_while_another_move_is_left():
         np.testing.assert_allclose(out.policy[0].sum(), 1.0, rtol=1e-6)
 
 
-def test_solve_budget_holds_out_longest_where_every_move_is_proven_lost():
+def winning_reply_shares(core, s, moves):
+    """For each move from single-row ``s``: the share of the replies after which its mover is still
+    proven to lose (a proof of ample budget per reply), counted one reply at a time."""
+    me = int(s.current_player[0])
+    shares = []
+    for a in moves:
+        after = s.take([0])
+        core.step(after, np.array([a]))
+        replies = np.flatnonzero(core.legal_action_mask(after)[0])
+        keep = 0
+        for b in replies:
+            g = after.take([0])
+            core.step(g, np.array([b]))
+            if g.done[0]:
+                keep += g.rewards[0, me] <= -1
+            else:
+                p = prove(core, g, 10**6)
+                keep += p.root_known[0] and p.root_result[0, me] <= -1
+        shares.append(keep / replies.size)
+    return np.array(shares)
+
+
+def test_solve_budget_leaves_the_fewest_winning_replies_where_every_move_is_proven_lost():
+    """Lost whatever it plays, the search plays a move after which the smallest share of the
+    winner's replies keep its win (an opponent that errs has the most ways to), then the longest."""
     core = make_core("koi")
     roots, known, result, plies = _positions_with(
-        core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all()
-        and np.unique(plies[legal]).size > 1, plies=13)
-    for r in range(roots.batch_size):
+        core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all(), plies=13)
+    checked = 0
+    for r in range(min(roots.batch_size, 6)):
         s, m = roots.take([r]), int(roots.current_player[r])
         legal = np.flatnonzero(core.legal_action_mask(s)[0])
-        longest = legal[plies[r][legal] == plies[r][legal].max()]
+        share = winning_reply_shares(core, s, legal)
+        fewest = legal[share == share.min()]
+        best = fewest[plies[r][fewest] == plies[r][fewest].max()]
         out = GumbelSearch(core, _network_favouring(core, [], 0.0), simulations=8, max_considered=4,
-                           solve_budget=200_000).run(s)
-        assert out.action[0] in longest
+                           solve_budget=2_000_000).run(s)
+        assert out.action[0] in best
         assert out.value[0, m] == -1.0
-
+        checked += np.unique(share).size > 1
+    assert checked  # positions where the shares tell the moves apart
 
 
 def test_a_game_with_chance_is_proven_on_its_explicit_core_only():

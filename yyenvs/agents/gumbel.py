@@ -802,6 +802,28 @@ class GumbelSearch:
         root_value[exact] = exact_value[exact]
         return SearchResult(chosen, policy, root_value, tree)
 
+    def _winning_replies(self, position: BatchState, moves: np.ndarray) -> np.ndarray:
+        """For each of ``moves`` from single-row ``position``: the share of the next mover's replies
+        after which the position's mover is still proven to get the worst result (1 for a move that
+        ends the game).  The replies' proofs share ``solve_budget`` between them."""
+        core = self.search_core
+        me, low = int(position.current_player[0]), core.reward_range[0]
+        after = position.take(np.zeros(moves.size, np.int64))
+        core.step(after, moves)
+        share = np.ones(moves.size)
+        live = np.flatnonzero(~after.done & (after.current_player != CHANCE_PLAYER))
+        if live.size == 0:
+            return share
+        mask = core.legal_action_mask(after.take(live))
+        rows, replies = np.nonzero(mask)
+        replied = after.take(live[rows])
+        core.step(replied, replies)
+        proof = prove(core, replied, max(1, self.solve_budget // max(1, rows.size)))
+        lost = (replied.rewards[:, me] <= low) & replied.done
+        lost |= proof.root_known & (proof.root_result[:, me] <= low)
+        share[live] = np.bincount(rows, weights=lost, minlength=live.size) / np.maximum(mask.sum(axis=1), 1)
+        return share
+
     def _proven(self, root: BatchState, only: np.ndarray, barred: np.ndarray, exact: np.ndarray,
                 exact_value: np.ndarray) -> None:
         """What an exhaustive search of ``solve_budget`` positions per root proves
@@ -825,6 +847,10 @@ class GumbelSearch:
             elif not (legal[r] & ~k).any():
                 v = mine[r][legal[r]].max()  # the best result, then the longest game to it
                 best = legal[r] & (mine[r] == v)
+                if v <= low:  # lost whatever it plays: first the moves that leave the fewest replies winning
+                    moves = np.flatnonzero(best)
+                    share = self._winning_replies(root.take([r]), moves)
+                    best[moves[share > share.min()]] = False
                 best &= plies[r] == plies[r][best].max()
             else:
                 barred[r] = k & (mine[r] <= low)

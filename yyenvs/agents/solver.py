@@ -48,6 +48,9 @@ class Proof:
     result: np.ndarray  # (B, A, P) float64 the proven sum of rewards per seat from the root on
     plies: np.ndarray  # (B, A) int64   the moves to the game's end along the proven line
     stepped: np.ndarray  # (B,) int64   positions stepped for the root
+    root_known: np.ndarray  # (B,) bool  the root's own result is proven (a finished root: nothing after it)
+    root_result: np.ndarray  # (B, P) float64 its proven result: its mover's choice by the rules above
+    root_plies: np.ndarray  # (B,) int64
 
 
 @njit(cache=True)
@@ -155,9 +158,10 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
         settled = np.zeros(B, np.bool_)
         for level, (known, _, _) in zip(levels, _backward(levels, P, top)):
             settled = known | settled[level.parent] if level is not levels[0] else known
-    out = Proof(np.zeros((B, width), np.bool_), np.zeros((B, width, P)), np.zeros((B, width), np.int64), stepped)
+    out = Proof(np.zeros((B, width), np.bool_), np.zeros((B, width, P)), np.zeros((B, width), np.int64), stepped,
+                roots.done.copy(), np.zeros((B, P)), np.zeros(B, np.int64))
     if len(levels) > 1:
-        known, result, plies = _backward(levels, P, top)[1]
+        (out.root_known, out.root_result, out.root_plies), (known, result, plies) = _backward(levels, P, top)[:2]
         first = levels[1]
         out.known[first.parent, first.action] = known
         out.result[first.parent, first.action] = first.reward + result
