@@ -40,9 +40,12 @@ the new nodes in one network call and backs their values up.
   (:func:`~yyenvs.agents.solver.prove`).  A root with a proven win, or with
   every move proven, plays its best proven moves (the policy is the prior
   over them, the value the proven result, discounted by its length as the
-  game's final reward would be); elsewhere a move proven to give
-  its mover the worst result is never played while another is left, and it
-  gets no policy.  An option of the agents, off in training.
+  game's final reward would be).  A root lost whatever it plays first keeps
+  the moves after which the smallest share of the next mover's replies are
+  proven to keep the win (an opponent that errs has the most ways to), then
+  the longest.  Elsewhere a move proven to give its mover the worst result is
+  never played while another is left, and it gets no policy.  An option of
+  the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
   also played on by a rollout of :mod:`yyenvs.agents.rollout` (four greedy
   moves, then the game's heuristic squashed by the spread of the root's
