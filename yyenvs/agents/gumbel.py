@@ -41,9 +41,10 @@ the new nodes in one network call and backs their values up.
   every move proven, plays its best proven moves (the policy is the prior
   over them, the value the proven result, discounted by its length as the
   game's final reward would be).  A root lost whatever it plays first keeps
-  the moves after which the smallest share of the next mover's replies are
-  proven to keep the win (an opponent that errs has the most ways to), then
-  the longest.  Elsewhere a move proven to give its mover the worst result is
+  the moves after which the smallest share of the next mover's replies still
+  leave it proven lost (an opponent that errs has the most ways to; a reply
+  whose proof does not fit its share of the budget counts as not keeping
+  the win), then the longest.  Elsewhere a move proven to give its mover the worst result is
   never played while another is left, and it gets no policy.  An option of
   the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
@@ -808,13 +809,15 @@ class GumbelSearch:
     def _winning_replies(self, position: BatchState, moves: np.ndarray) -> np.ndarray:
         """For each of ``moves`` from single-row ``position``: the share of the next mover's replies
         after which the position's mover is still proven to get the worst result (1 for a move that
-        ends the game).  The replies' proofs share ``solve_budget`` between them."""
+        ends the game, or after which the same player moves again).  The replies' proofs share
+        ``solve_budget`` between them; a reply whose proof does not fit its share counts as one
+        that does not keep the win."""
         core = self.search_core
         me, low = int(position.current_player[0]), core.reward_range[0]
         after = position.take(np.zeros(moves.size, np.int64))
         core.step(after, moves)
         share = np.ones(moves.size)
-        live = np.flatnonzero(~after.done & (after.current_player != CHANCE_PLAYER))
+        live = np.flatnonzero(~after.done & (after.current_player != CHANCE_PLAYER) & (after.current_player != me))
         if live.size == 0:
             return share
         mask = core.legal_action_mask(after.take(live))
@@ -831,8 +834,10 @@ class GumbelSearch:
                 exact_value: np.ndarray) -> None:
         """What an exhaustive search of ``solve_budget`` positions per root proves
         (:func:`~yyenvs.agents.solver.prove`), written into the arrays of :meth:`run`: a root
-        with a proven win, or with every move proven, plays its best proven moves (``only``)
-        and is valued by them (``exact``); elsewhere the moves proven to lose are ``barred``.
+        with a proven win, or with every move proven, plays its best proven moves (``only``;
+        where every move loses, those of :meth:`_winning_replies`' smallest share, then the
+        longest) and is valued by them (``exact``); elsewhere the moves proven to lose are
+        ``barred``.
         Roots that already have wins at once keep them."""
         B, A = root.batch_size, self.core.num_actions
         low, top = self.search_core.reward_range
