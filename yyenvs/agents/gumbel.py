@@ -839,31 +839,35 @@ class GumbelSearch:
         longest) and is valued by them (``exact``); elsewhere the moves proven to lose are
         ``barred``.
         Roots that already have wins at once keep them."""
-        B, A = root.batch_size, self.core.num_actions
+        A = self.core.num_actions
         low, top = self.search_core.reward_range
-        proof = prove(self.search_core, root, self.solve_budget)
-        mover = root.current_player.astype(np.int64)
-        legal = self.search_core.legal_action_mask(root)[:, :A]
+        open_rows = np.flatnonzero(~exact)  # a root that wins at once needs no proof
+        if open_rows.size == 0:
+            return
+        roots = root.take(open_rows)
+        proof = prove(self.search_core, roots, self.solve_budget)
+        mover = roots.current_player.astype(np.int64)
+        legal = self.search_core.legal_action_mask(roots)[:, :A]
         known = proof.known[:, :A]
-        mine = proof.result[np.arange(B), :A, mover]  # (B, A) each action's proven result for the mover
+        mine = proof.result[np.arange(open_rows.size), :A, mover]  # each action's proven result for the mover
         plies = proof.plies[:, :A]
-        for r in np.flatnonzero(~exact):
-            k = known[r]
-            wins = k & (mine[r] >= top)
+        for i, r in enumerate(open_rows):
+            k = known[i]
+            wins = k & (mine[i] >= top)
             if wins.any():  # all of the shortest length: a proof stops at the level of its first win
                 best = wins
-            elif not (legal[r] & ~k).any():
-                v = mine[r][legal[r]].max()  # the best result, then the longest game to it
-                best = legal[r] & (mine[r] == v)
-                if v <= low:  # lost whatever it plays: first the moves that leave the fewest replies winning
+            elif not (legal[i] & ~k).any():
+                v = mine[i][legal[i]].max()  # the best result, then the longest game to it
+                best = legal[i] & (mine[i] == v)
+                if v <= low:  # lost whatever it plays: first the moves whose replies least often keep the win
                     moves = np.flatnonzero(best)
-                    share = self._winning_replies(root.take([r]), moves)
+                    share = self._winning_replies(roots.take([i]), moves)
                     best[moves[share > share.min()]] = False
-                best &= plies[r] == plies[r][best].max()
+                best &= plies[i] == plies[i][best].max()
             else:
-                barred[r] = k & (mine[r] <= low)
+                barred[r] = k & (mine[i] <= low)
                 continue
             only[r] = best
             exact[r] = True
             a = int(np.flatnonzero(best)[0])  # equal results and lengths: any one gives the value
-            exact_value[r] = proof.result[r, a] * self.discount ** (plies[r, a] - 1)
+            exact_value[r] = proof.result[i, a] * self.discount ** (plies[i, a] - 1)
