@@ -124,6 +124,9 @@ def test_budget_bounds_the_positions_stepped():
     for bad in (-1, 1.5, None, True, float("inf")):
         with pytest.raises(ValueError, match="budget must be an integer"):
             prove(core, roots, budget=bad)
+    for bad in (-1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="depth must be None or an integer"):
+            prove(core, roots, budget=10, depth=bad)
 
 
 def test_back_up_takes_the_shortest_win_and_holds_out_longest_in_a_loss():

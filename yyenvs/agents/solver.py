@@ -132,6 +132,7 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
     stepped = np.zeros(B, np.int64)
     frontier = roots
     width = core.legal_action_mask(roots.take(np.zeros(0, np.int64))).shape[1]
+    proven = None  # _backward of the levels so far
     for _ in range(depth):
         level = levels[-1]
         n = frontier.batch_size
@@ -155,13 +156,14 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
                              frontier.current_player.astype(np.int64)))
         root_of = root_of[rows]
         # what the new level proves, so that nothing below a proven position is stepped
+        proven = _backward(levels, P, top)
         settled = np.zeros(B, np.bool_)
-        for level, (known, _, _) in zip(levels, _backward(levels, P, top)):
+        for level, (known, _, _) in zip(levels, proven):
             settled = known | settled[level.parent] if level is not levels[0] else known
     out = Proof(np.zeros((B, width), np.bool_), np.zeros((B, width, P)), np.zeros((B, width), np.int64), stepped,
                 roots.done.copy(), np.zeros((B, P)), np.zeros(B, np.int64))
-    if len(levels) > 1:
-        (out.root_known, out.root_result, out.root_plies), (known, result, plies) = _backward(levels, P, top)[:2]
+    if proven is not None:
+        (out.root_known, out.root_result, out.root_plies), (known, result, plies) = proven[:2]
         first = levels[1]
         out.known[first.parent, first.action] = known
         out.result[first.parent, first.action] = first.reward + result
@@ -181,6 +183,9 @@ def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = No
     if core.spec.chance and not core.explicit_chance:
         raise ValueError(f"prove: {core.name} has chance; prove on core.with_options(chance='explicit'), "
                          "whose chance nodes wait for an outcome instead of drawing the game's own")
+    if depth is not None and (not isinstance(depth, numbers.Integral) or isinstance(depth, (bool, np.bool_))
+                              or depth < 0):
+        raise ValueError(f"prove: depth must be None or an integer of at least 0, got {depth!r}")
     budget = int(budget)
     depth = core.max_game_length if depth is None else int(depth)
     B = roots.batch_size
