@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import yyenvs.agents.gumbel as gumbel
 import yyenvs.agents.solver as solver
 from tests.chance_toy import DiceRaceCore
 from yyenvs.agents import make_agent
@@ -235,31 +236,77 @@ def test_solve_budget_never_plays_a_proven_loss_while_another_move_is_left():
         np.testing.assert_allclose(out.policy[0].sum(), 1.0, rtol=1e-6)
 
 
-def winning_reply_shares(core, s, moves):
-    """For each move from single-row ``s``: the share of the replies after which its mover is still
-    proven to lose (a proof of ample budget per reply), counted one reply at a time."""
-    me = int(s.current_player[0])
-    shares = []
+def odds_reference(core, s, me, mine, depth, leaf_budget):
+    """The chance that ``me`` ends single-row ``s`` with the worst result (``mine``: its rewards so
+    far), by :func:`solver.loss_odds`' rules, recursively: ``me`` takes its least chance, another
+    player averages over its moves, a chance node weighs its outcomes; after ``depth`` moves an
+    unfinished position counts 1 where a proof of ``leaf_budget`` shows ``me`` lost there."""
+    low = core.reward_range[0]
+    if s.done[0]:
+        return float(mine <= low)
+    if depth == 0:
+        p = prove(core, s, leaf_budget)
+        return float(p.root_known[0] and mine + p.root_result[0, me] <= low)
+    moves = np.flatnonzero(core.legal_action_mask(s)[0])
+    values = []
     for a in moves:
-        after = s.take([0])
-        core.step(after, np.array([a]))
-        replies = np.flatnonzero(core.legal_action_mask(after)[0])
-        keep = 0
-        for b in replies:
-            g = after.take([0])
-            core.step(g, np.array([b]))
-            if g.done[0]:
-                keep += g.rewards[0, me] <= -1
-            else:
-                p = prove(core, g, 10**6)
-                keep += p.root_known[0] and p.root_result[0, me] <= -1
-        shares.append(keep / replies.size)
-    return np.array(shares)
+        child = s.take([0])
+        core.step(child, np.array([a]))
+        values.append(odds_reference(core, child, me, mine + child.rewards[0, me], depth - 1, leaf_budget))
+    mover = int(s.current_player[0])
+    if mover == me:
+        return min(values)
+    if mover == CHANCE_PLAYER:
+        return float(np.dot(core.chance_probabilities(s)[0, moves], values))
+    return float(np.mean(values))
 
 
-def test_solve_budget_leaves_the_fewest_winning_replies_where_every_move_is_proven_lost():
-    """Lost whatever it plays, the search plays a move after which the smallest share of the
-    winner's replies keep its win (an opponent that errs has the most ways to), then the longest."""
+def _dice_positions():
+    core = DiceRaceCore(chance="explicit")
+    s = core.init(np.arange(1, 7, dtype=np.uint64))
+    s.pos[:] = [[5, 6], [6, 5], [7, 4], [4, 7], [6, 6], [3, 6]]
+    return core, s
+
+
+@pytest.mark.parametrize("game,plies,budget", [("koi", 13, 3000), ("dicerace", 0, 400)])
+def test_loss_odds_agree_with_a_plain_recursive_search(game, plies, budget):
+    if game == "dicerace":
+        core, roots = _dice_positions()
+    else:
+        core = make_core(game)
+        roots = greedy_positions(core, 6, plies)
+    seen_between = 0
+    for r in range(roots.batch_size):
+        s = roots.take([r])
+        me = int(s.current_player[0])
+        odds = solver.loss_odds(core, s, budget)
+        assert odds.stepped <= budget and odds.depth >= 2
+        legal = core.legal_action_mask(s)[0]
+        assert (odds.chance[~legal] == 0).all()
+        for a in np.flatnonzero(legal):
+            child = s.take([0])
+            core.step(child, np.array([a]))
+            want = odds_reference(core, child, me, float(child.rewards[0, me]), odds.depth - 1, odds.leaf_budget)
+            assert odds.chance[a] == pytest.approx(want, abs=1e-12), (r, a)
+            seen_between += 0 < want < 1
+    assert seen_between  # chances strictly between 0 and 1: both averaging and choosing matter
+
+
+def test_loss_odds_refuses_what_it_cannot_search():
+    core = make_core("koi")
+    roots = greedy_positions(core, 4, 12)
+    with pytest.raises(ValueError, match="single row"):
+        solver.loss_odds(core, roots, 100)
+    with pytest.raises(ValueError, match="budget must be an integer"):
+        solver.loss_odds(core, roots.take([0]), -5)
+    sampled = DiceRaceCore()
+    with pytest.raises(ValueError, match="explicit"):
+        solver.loss_odds(sampled, sampled.init(np.array([1], np.uint64)), 100)
+
+
+def test_solve_budget_plays_the_move_an_erring_opponent_least_often_wins_after_where_every_move_is_lost():
+    """Lost whatever it plays, the search plays a move of least chance of losing against an
+    opponent that picks uniformly (an opponent that errs has the most ways to), then the longest."""
     core = make_core("koi")
     roots, known, result, plies = _positions_with(
         core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all(), plies=13)
@@ -267,15 +314,32 @@ def test_solve_budget_leaves_the_fewest_winning_replies_where_every_move_is_prov
     for r in range(min(roots.batch_size, 6)):
         s, m = roots.take([r]), int(roots.current_player[r])
         legal = np.flatnonzero(core.legal_action_mask(s)[0])
-        share = winning_reply_shares(core, s, legal)
-        fewest = legal[share == share.min()]
-        best = fewest[plies[r][fewest] == plies[r][fewest].max()]
+        chance = solver.loss_odds(core, s, 200_000).chance[legal]
+        least = legal[chance == chance.min()]
+        best = least[plies[r][least] == plies[r][least].max()]
         out = GumbelSearch(core, _network_favouring(core, [], 0.0), simulations=8, max_considered=4,
-                           solve_budget=2_000_000).run(s)
+                           solve_budget=200_000).run(s)
         assert out.action[0] in best
         assert out.value[0, m] == -1.0
-        checked += np.unique(share).size > 1
-    assert checked  # positions where the shares tell the moves apart
+        checked += least.size < legal.size
+    assert checked  # positions where the chances tell the moves apart
+
+
+def test_solve_budget_holds_out_longest_among_moves_of_equal_chance(monkeypatch):
+    """Where the chances tie, the longest of the lost games is played."""
+    core = make_core("koi")
+    roots, known, result, plies = _positions_with(
+        core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all()
+        and np.unique(plies[legal]).size > 1, plies=13)
+    monkeypatch.setattr(gumbel, "loss_odds", lambda core, root, budget: solver.LossOdds(
+        np.zeros(core.legal_action_mask(root).shape[1]), 0, 0, 0))
+    for r in range(min(roots.batch_size, 4)):
+        s = roots.take([r])
+        legal = core.legal_action_mask(s)[0]
+        longest = np.flatnonzero(legal & (plies[r] == plies[r][legal].max()))
+        out = GumbelSearch(core, _network_favouring(core, [], 0.0), simulations=8, max_considered=4,
+                           solve_budget=200_000).run(s)
+        assert out.action[0] in longest
 
 
 def test_a_game_with_chance_is_proven_on_its_explicit_core_only():

@@ -41,10 +41,10 @@ the new nodes in one network call and backs their values up.
   every move proven, plays its best proven moves (the policy is the prior
   over them, the value the proven result, discounted by its length as the
   game's final reward would be).  A root lost whatever it plays first keeps
-  the moves after which the smallest share of the next mover's replies still
-  leave it proven lost (an opponent that errs has the most ways to; a reply
-  whose proof does not fit its share of the budget counts as not keeping
-  the win), then the longest.  Elsewhere a move proven to give its mover the worst result is
+  the moves with the least chance of that loss against opponents who pick
+  their moves uniformly at random (:func:`~yyenvs.agents.solver.loss_odds`,
+  within the same budget): an opponent that errs has the most ways to.  Then
+  the longest.  Elsewhere a move proven to give its mover the worst result is
   never played while another is left, and it gets no policy.  An option of
   the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
@@ -87,7 +87,7 @@ import numpy as np
 from numba import njit
 
 from yyenvs.agents.rollout import Rollouts
-from yyenvs.agents.solver import prove
+from yyenvs.agents.solver import loss_odds, prove
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
@@ -806,36 +806,13 @@ class GumbelSearch:
         root_value[exact] = exact_value[exact]
         return SearchResult(chosen, policy, root_value, tree)
 
-    def _winning_replies(self, position: BatchState, moves: np.ndarray) -> np.ndarray:
-        """For each of ``moves`` from single-row ``position``: the share of the next mover's replies
-        after which the position's mover is still proven to get the worst result (1 for a move that
-        ends the game, or after which the same player moves again).  The replies' proofs share
-        ``solve_budget`` between them; a reply whose proof does not fit its share counts as one
-        that does not keep the win."""
-        core = self.search_core
-        me, low = int(position.current_player[0]), core.reward_range[0]
-        after = position.take(np.zeros(moves.size, np.int64))
-        core.step(after, moves)
-        share = np.ones(moves.size)
-        live = np.flatnonzero(~after.done & (after.current_player != CHANCE_PLAYER) & (after.current_player != me))
-        if live.size == 0:
-            return share
-        mask = core.legal_action_mask(after.take(live))
-        rows, replies = np.nonzero(mask)
-        replied = after.take(live[rows])
-        core.step(replied, replies)
-        proof = prove(core, replied, max(1, self.solve_budget // max(1, rows.size)))
-        lost = (replied.rewards[:, me] <= low) & replied.done
-        lost |= proof.root_known & (proof.root_result[:, me] <= low)
-        share[live] = np.bincount(rows, weights=lost, minlength=live.size) / np.maximum(mask.sum(axis=1), 1)
-        return share
-
     def _proven(self, root: BatchState, only: np.ndarray, barred: np.ndarray, exact: np.ndarray,
                 exact_value: np.ndarray) -> None:
         """What an exhaustive search of ``solve_budget`` positions per root proves
         (:func:`~yyenvs.agents.solver.prove`), written into the arrays of :meth:`run`: a root
         with a proven win, or with every move proven, plays its best proven moves (``only``;
-        where every move loses, those of :meth:`_winning_replies`' smallest share, then the
+        where every move loses, those of least chance against uniform opponents by
+        :func:`~yyenvs.agents.solver.loss_odds`, then the
         longest) and is valued by them (``exact``); elsewhere the moves proven to lose are
         ``barred``.
         Roots that already have wins at once keep them."""
@@ -859,10 +836,9 @@ class GumbelSearch:
             elif not (legal[i] & ~k).any():
                 v = mine[i][legal[i]].max()  # the best result, then the longest game to it
                 best = legal[i] & (mine[i] == v)
-                if v <= low:  # lost whatever it plays: first the moves whose replies least often keep the win
-                    moves = np.flatnonzero(best)
-                    share = self._winning_replies(roots.take([i]), moves)
-                    best[moves[share > share.min()]] = False
+                if v <= low:  # lost whatever it plays: first the moves an erring opponent least often wins after
+                    chance = loss_odds(self.search_core, roots.take([i]), self.solve_budget).chance[:A]
+                    best &= chance <= chance[best].min() + 1e-12  # equal up to rounding
                 best &= plies[i] == plies[i][best].max()
             else:
                 barred[r] = k & (mine[i] <= low)

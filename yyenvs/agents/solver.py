@@ -25,6 +25,10 @@ A proof is a pure function of the root's state and the budget, so the same
 position gets the same proof in any batch.  A game with chance is proven on
 its explicit-chance core only (a sampled core would draw the game's own
 future).
+
+:func:`loss_odds` serves a player who is lost whatever it plays: for each of
+its moves, the chance that opponents who pick their moves uniformly at random
+still beat it, when it picks the most stubborn move at each later turn.
 """
 from __future__ import annotations
 
@@ -171,13 +175,7 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
     return out
 
 
-def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = None) -> Proof:
-    """The proven results of every legal action of every root (see the module docstring).
-
-    ``budget``: the most positions stepped per root; a root goes one more move
-    deep only while the whole next level fits.  ``depth``: the most moves
-    deep (None: as deep as the budget reaches).  ``roots`` is not changed.
-    """
+def _check(core: GameCore, budget, depth) -> None:
     if not isinstance(budget, numbers.Integral) or isinstance(budget, (bool, np.bool_)) or budget < 0:
         raise ValueError(f"prove: budget must be an integer of at least 0, got {budget!r}")
     if core.spec.chance and not core.explicit_chance:
@@ -186,6 +184,16 @@ def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = No
     if depth is not None and (not isinstance(depth, numbers.Integral) or isinstance(depth, (bool, np.bool_))
                               or depth < 0):
         raise ValueError(f"prove: depth must be None or an integer of at least 0, got {depth!r}")
+
+
+def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = None) -> Proof:
+    """The proven results of every legal action of every root (see the module docstring).
+
+    ``budget``: the most positions stepped per root; a root goes one more move
+    deep only while the whole next level fits.  ``depth``: the most moves
+    deep (None: as deep as the budget reaches).  ``roots`` is not changed.
+    """
+    _check(core, budget, depth)
     budget = int(budget)
     depth = core.max_game_length if depth is None else int(depth)
     B = roots.batch_size
@@ -193,3 +201,77 @@ def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = No
     parts = [_prove_chunk(core, roots.take(np.arange(lo, min(B, lo + per_chunk))), budget, depth)
              for lo in range(0, max(B, 1), per_chunk)]
     return Proof(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in dataclasses.fields(Proof)))
+
+
+@dataclasses.dataclass
+class LossOdds:
+    """What :func:`loss_odds` found for its root (A = the width of the core's legal mask)."""
+
+    chance: np.ndarray  # (A,) float64 per legal move, the chance of ending with the worst result; 0 where illegal
+    depth: int  # moves searched in full; positions this deep were then proven one by one
+    leaf_budget: int  # the budget of each of those proofs
+    stepped: int  # positions stepped, both parts together
+
+
+def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None = None) -> LossOdds:
+    """For each legal move of single-row ``root``'s mover, the chance that it ends the game with
+    the bottom of the reward range, when every other player picks uniformly among its legal moves,
+    chance outcomes fall by their probabilities, and the mover takes the move of least chance at
+    each of its later turns.
+
+    Every line is searched to the deepest level that fits ``budget`` positions (at most ``depth``
+    moves); each unfinished position at that level is then proven (:func:`prove`) with an equal
+    share of what is left, and counts 1 where the mover is proven to lose there, 0 otherwise (an
+    unknown position counts as one the mover escapes).
+    """
+    _check(core, budget, depth)
+    if root.batch_size != 1:
+        raise ValueError(f"loss_odds: root must be a single row, got {root.batch_size}")
+    budget = int(budget)
+    depth = core.max_game_length if depth is None else int(depth)
+    me, low = int(root.current_player[0]), float(core.reward_range[0])
+    width = core.legal_action_mask(root).shape[1]
+    # level k: parent, action, the mover's rewards summed from the root, done, mover; level 0 the root
+    levels = [(np.zeros(1, np.int64), np.full(1, -1), np.zeros(1), root.done.copy(),
+               root.current_player.astype(np.int64))]
+    weights = []  # per level below the root: each position's weight in its parent's average
+    frontier, stepped = root, 0
+    while len(levels) <= depth:
+        _, _, mine, done, mover = levels[-1]
+        mask = core.legal_action_mask(frontier) & ~done[:, None]
+        rows, acts = np.nonzero(mask)  # row-major: each position's children lie together
+        if rows.size == 0 or stepped + rows.size > budget:
+            break
+        stepped += rows.size
+        count = mask.sum(axis=1)
+        odds = core.chance_probabilities(frontier) if (mover == CHANCE_PLAYER).any() else None
+        weights.append(np.where(mover[rows] == CHANCE_PLAYER,
+                                odds[rows, acts] if odds is not None else 0.0, 1.0 / np.maximum(count[rows], 1)))
+        frontier = frontier.take(rows)
+        core.step(frontier, acts)
+        levels.append((rows, acts, mine[rows] + frontier.rewards[:, me], frontier.done.copy(),
+                       frontier.current_player.astype(np.int64)))
+    _, _, mine, done, _ = levels[-1]
+    lost = (done & (mine <= low)).astype(np.float64)
+    leaf_budget = 0
+    open_ = np.flatnonzero(~done)
+    if open_.size and len(levels) > 1:
+        leaf_budget = (budget - stepped) // open_.size
+        proof = prove(core, frontier.take(open_), leaf_budget)
+        stepped += int(proof.stepped.sum())
+        lost[open_] = proof.root_known & (mine[open_] + proof.root_result[:, me] <= low)
+    value = lost
+    for k in range(len(levels) - 1, 1, -1):  # back up to the root's moves: the mover's least, others' average
+        rows = levels[k][0]
+        _, _, mine_up, done_up, mover_up = levels[k - 1]
+        n = mover_up.size
+        least = np.full(n, np.inf)
+        np.minimum.at(least, rows, value)
+        average = np.bincount(rows, weights=weights[k - 1] * value, minlength=n)
+        expanded = np.bincount(rows, minlength=n) > 0
+        leaf = (done_up & (mine_up <= low)).astype(np.float64)
+        value = np.where(expanded, np.where(mover_up == me, least, average), leaf)
+    chance = np.zeros(width)
+    if len(levels) > 1:
+        chance[levels[1][1]] = value
+    return LossOdds(chance, len(levels) - 1, leaf_budget, stepped)
