@@ -268,8 +268,9 @@ def _dice_positions():
     return core, s
 
 
-@pytest.mark.parametrize("game,plies,budget", [("koi", 13, 3000), ("dicerace", 0, 400)])
-def test_loss_odds_agree_with_a_plain_recursive_search(game, plies, budget):
+@pytest.mark.parametrize("game,plies,budget,depth", [("koi", 13, 3000, None), ("koi", 13, 200_000, 2),
+                                                      ("dicerace", 0, 400, None)])
+def test_loss_odds_agree_with_a_plain_recursive_search(game, plies, budget, depth):
     if game == "dicerace":
         core, roots = _dice_positions()
     else:
@@ -279,8 +280,8 @@ def test_loss_odds_agree_with_a_plain_recursive_search(game, plies, budget):
     for r in range(roots.batch_size):
         s = roots.take([r])
         me = int(s.current_player[0])
-        odds = solver.loss_odds(core, s, budget)
-        assert odds.stepped <= budget and odds.depth >= 2
+        odds = solver.loss_odds(core, s, budget, depth)
+        assert odds.stepped <= budget and odds.depth == (depth or odds.depth) >= 1
         legal = core.legal_action_mask(s)[0]
         assert (odds.chance[~legal] == 0).all()
         for a in np.flatnonzero(legal):
