@@ -303,6 +303,12 @@ def test_loss_odds_refuses_what_it_cannot_search():
     sampled = DiceRaceCore()
     with pytest.raises(ValueError, match="explicit"):
         solver.loss_odds(sampled, sampled.init(np.array([1], np.uint64)), 100)
+    core, s = _dice_positions()
+    s = s.take([0])
+    core.step(s, np.array([1]))  # a roll: the die's chance node
+    assert s.current_player[0] == CHANCE_PLAYER
+    with pytest.raises(ValueError, match="not a finished game or a chance node"):
+        solver.loss_odds(core, s, 100)
 
 
 def test_solve_budget_plays_the_move_an_erring_opponent_least_often_wins_after_where_every_move_is_lost():

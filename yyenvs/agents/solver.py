@@ -175,15 +175,15 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
     return out
 
 
-def _check(core: GameCore, budget, depth) -> None:
+def _check(who: str, core: GameCore, budget, depth) -> None:
     if not isinstance(budget, numbers.Integral) or isinstance(budget, (bool, np.bool_)) or budget < 0:
-        raise ValueError(f"prove: budget must be an integer of at least 0, got {budget!r}")
+        raise ValueError(f"{who}: budget must be an integer of at least 0, got {budget!r}")
     if core.spec.chance and not core.explicit_chance:
-        raise ValueError(f"prove: {core.name} has chance; prove on core.with_options(chance='explicit'), "
+        raise ValueError(f"{who}: {core.name} has chance; use core.with_options(chance='explicit'), "
                          "whose chance nodes wait for an outcome instead of drawing the game's own")
     if depth is not None and (not isinstance(depth, numbers.Integral) or isinstance(depth, (bool, np.bool_))
                               or depth < 0):
-        raise ValueError(f"prove: depth must be None or an integer of at least 0, got {depth!r}")
+        raise ValueError(f"{who}: depth must be None or an integer of at least 0, got {depth!r}")
 
 
 def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = None) -> Proof:
@@ -193,7 +193,7 @@ def prove(core: GameCore, roots: BatchState, budget: int, depth: int | None = No
     deep only while the whole next level fits.  ``depth``: the most moves
     deep (None: as deep as the budget reaches).  ``roots`` is not changed.
     """
-    _check(core, budget, depth)
+    _check("prove", core, budget, depth)
     budget = int(budget)
     depth = core.max_game_length if depth is None else int(depth)
     B = roots.batch_size
@@ -224,9 +224,12 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
     share of what is left, and counts 1 where the mover is proven to lose there, 0 otherwise (an
     unknown position counts as one the mover escapes).
     """
-    _check(core, budget, depth)
+    _check("loss_odds", core, budget, depth)
     if root.batch_size != 1:
         raise ValueError(f"loss_odds: root must be a single row, got {root.batch_size}")
+    if root.done[0] or root.current_player[0] == CHANCE_PLAYER:
+        raise ValueError("loss_odds: root must be a position where a player moves, not a finished game "
+                         "or a chance node")
     budget = int(budget)
     depth = core.max_game_length if depth is None else int(depth)
     me, low = int(root.current_player[0]), float(core.reward_range[0])
