@@ -32,7 +32,7 @@ SETUP_PLIES = 10  # five koi each
 def first_seat_wins(core, states, budget: int, depth: int) -> np.ndarray:
     """Per row (first seat to move): 1 a proven first-seat win, -1 a proven loss, 0 unknown."""
     proof = prove(core, states, budget, depth)
-    legal = core.legal_action_mask(states)
+    legal = proof.legal
     won = (proof.known & (proof.result[:, :, 0] >= core.reward_range[1])).any(axis=1)
     lost = (~legal | (proof.known & (proof.result[:, :, 0] <= core.reward_range[0]))).all(axis=1) & legal.any(axis=1)
     return np.where(won, 1, np.where(lost, -1, 0))

@@ -70,6 +70,7 @@ def test_proof_agrees_with_a_plain_recursive_search(game, options, plies, depth)
     roots = greedy_positions(core, n, plies)
     assert roots.batch_size >= n // 2
     proof = prove(core, roots, budget=10**7, depth=depth)
+    np.testing.assert_array_equal(proof.legal, core.legal_action_mask(roots))
     P = core.num_players
     seen_known = seen_unknown = 0
     for r in range(roots.batch_size):

@@ -824,7 +824,7 @@ class GumbelSearch:
         roots = root.take(open_rows)
         proof = prove(self.search_core, roots, self.solve_budget)
         mover = roots.current_player.astype(np.int64)
-        legal = self.search_core.legal_action_mask(roots)[:, :A]
+        legal = proof.legal[:, :A]
         known = proof.known[:, :A]
         mine = proof.result[np.arange(open_rows.size), :A, mover]  # each action's proven result for the mover
         plies = proof.plies[:, :A]

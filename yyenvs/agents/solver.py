@@ -48,6 +48,7 @@ CHUNK_POSITIONS = 1 << 20
 class Proof:
     """Per root and root action (A = the width of the core's legal mask)."""
 
+    legal: np.ndarray  # (B, A) bool   the core's legal mask of each root
     known: np.ndarray  # (B, A) bool   the action's result is proven (False where illegal)
     result: np.ndarray  # (B, A, P) float64 the proven sum of rewards per seat from the root on
     plies: np.ndarray  # (B, A) int64   the moves to the game's end along the proven line
@@ -135,16 +136,16 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
     settled = np.zeros(B, np.bool_)  # the position or one above it is proven: nothing below it matters
     stepped = np.zeros(B, np.int64)
     frontier = roots
-    width = core.legal_action_mask(roots.take(np.zeros(0, np.int64))).shape[1]
+    legal = core.legal_action_mask(roots)
     proven = None  # _backward of the levels so far
-    for _ in range(depth):
+    for k in range(depth):
         level = levels[-1]
         n = frontier.batch_size
         level.first, level.count = np.zeros(n, np.int64), np.zeros(n, np.int64)
         open_ = ~level.done & (level.mover != CHANCE_PLAYER) & ~settled
         if not open_.any():
             break
-        mask = core.legal_action_mask(frontier) & open_[:, None]
+        mask = (legal if k == 0 else core.legal_action_mask(frontier)) & open_[:, None]
         need = np.bincount(root_of, weights=mask.sum(axis=1), minlength=B).astype(np.int64)
         grow = (need > 0) & (stepped + need <= budget)  # a root goes one level deeper only in full
         mask &= grow[root_of][:, None]
@@ -164,7 +165,8 @@ def _prove_chunk(core: GameCore, roots: BatchState, budget: int, depth: int) -> 
         settled = np.zeros(B, np.bool_)
         for level, (known, _, _) in zip(levels, proven):
             settled = known | settled[level.parent] if level is not levels[0] else known
-    out = Proof(np.zeros((B, width), np.bool_), np.zeros((B, width, P)), np.zeros((B, width), np.int64), stepped,
+    width = legal.shape[1]
+    out = Proof(legal, np.zeros((B, width), np.bool_), np.zeros((B, width, P)), np.zeros((B, width), np.int64), stepped,
                 roots.done.copy(), np.zeros((B, P)), np.zeros(B, np.int64))
     if proven is not None:
         (out.root_known, out.root_result, out.root_plies), (known, result, plies) = proven[:2]
