@@ -253,13 +253,27 @@ def odds_reference(core, s, me, mine, depth, leaf_budget):
     for a in moves:
         child = s.take([0])
         core.step(child, np.array([a]))
-        values.append(odds_reference(core, child, me, mine + child.rewards[0, me], depth - 1, leaf_budget))
+        values.append(odds_reference(core, child, me, mine + float(child.rewards[0, me]), depth - 1, leaf_budget))
     mover = int(s.current_player[0])
     if mover == me:
         return min(values)
     if mover == CHANCE_PLAYER:
         return float(np.dot(core.chance_probabilities(s)[0, moves], values))
     return float(np.mean(values))
+
+
+def full_levels(core, s, depth):
+    """The sizes of the first ``depth`` levels of every line from ``s`` (finished positions end
+    theirs), and the positions of the last of them."""
+    sizes = []
+    for _ in range(depth):
+        rows, acts = np.nonzero(core.legal_action_mask(s) & ~s.done[:, None])
+        if rows.size == 0:
+            break
+        s = s.take(rows)
+        core.step(s, acts)
+        sizes.append(rows.size)
+    return sizes, s
 
 
 def _dice_positions():
@@ -283,6 +297,12 @@ def test_loss_odds_agree_with_a_plain_recursive_search(game, plies, budget, dept
         me = int(s.current_player[0])
         odds = solver.loss_odds(core, s, budget, depth)
         assert odds.stepped <= budget and odds.depth == (depth or odds.depth) >= 1
+        # the deepest whole level that fits, then an equal share of the rest per open position
+        sizes, _ = full_levels(core, s, odds.depth + 1)
+        searched = sum(sizes[:odds.depth])
+        assert len(sizes) == odds.depth or odds.depth == depth or searched + sizes[odds.depth] > budget
+        open_ = int((~full_levels(core, s, odds.depth)[1].done).sum())
+        assert odds.leaf_budget == ((budget - searched) // open_ if open_ else 0)
         legal = core.legal_action_mask(s)[0]
         assert (odds.chance[~legal] == 0).all()
         for a in np.flatnonzero(legal):
@@ -304,6 +324,11 @@ def test_loss_odds_refuses_what_it_cannot_search():
     sampled = DiceRaceCore()
     with pytest.raises(ValueError, match="explicit"):
         solver.loss_odds(sampled, sampled.init(np.array([1], np.uint64)), 100)
+    s = roots.take([0])
+    moves = int(core.legal_action_mask(s).sum())
+    for budget, depth in ((moves - 1, None), (10**5, 0)):  # nothing fits: every move gets 0
+        odds = solver.loss_odds(core, s, budget, depth)
+        assert odds.depth == 0 and odds.stepped == 0 and not odds.chance.any()
     core, s = _dice_positions()
     s = s.take([0])
     core.step(s, np.array([1]))  # a roll: the die's chance node
@@ -323,7 +348,7 @@ def test_solve_budget_plays_the_move_an_erring_opponent_least_often_wins_after_w
         s, m = roots.take([r]), int(roots.current_player[r])
         legal = np.flatnonzero(core.legal_action_mask(s)[0])
         chance = solver.loss_odds(core, s, 200_000).chance[legal]
-        least = legal[chance == chance.min()]
+        least = legal[chance <= chance.min() + 1e-12]
         best = least[plies[r][least] == plies[r][least].max()]
         out = GumbelSearch(core, _network_favouring(core, [], 0.0), simulations=8, max_considered=4,
                            solve_budget=200_000).run(s)

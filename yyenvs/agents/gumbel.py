@@ -43,8 +43,8 @@ the new nodes in one network call and backs their values up.
   game's final reward would be).  A root lost whatever it plays first keeps
   the moves with the least chance of that loss against opponents who pick
   their moves uniformly at random (:func:`~yyenvs.agents.solver.loss_odds`,
-  within the same budget): an opponent that errs has the most ways to.  Then
-  the longest.  Elsewhere a move proven to give its mover the worst result is
+  with a second budget of n): an opponent that errs has the most ways to.
+  Then the longest.  Elsewhere a move proven to give its mover the worst result is
   never played while another is left, and it gets no policy.  An option of
   the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
@@ -97,7 +97,7 @@ _TAG_GUMBEL, _TAG_CHANCE = 11, 13
 #: the most root actions a search may consider: more than any game's legal actions, it bounds the
 #: halving table
 MAX_CONSIDERED = 4096
-#: the most positions an exhaustive search may step per root (``solve_budget``): one level of
+#: the most positions an exhaustive search may step per root (``solve_budget``): two levels of
 #: that many states must fit in memory
 MAX_SOLVE_BUDGET = 10_000_000
 #: the settings of a search that agent specs and training configs may give (GumbelSearch keywords),

@@ -28,7 +28,8 @@ future).
 
 :func:`loss_odds` serves a player who is lost whatever it plays: for each of
 its moves, the chance that opponents who pick their moves uniformly at random
-still beat it, when it picks the most stubborn move at each later turn.
+still beat it, when it picks the most stubborn move at each later turn (as
+far as its budget searches every line; beyond that, by the proofs above).
 """
 from __future__ import annotations
 
@@ -223,8 +224,10 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
 
     Every line is searched to the deepest level that fits ``budget`` positions (at most ``depth``
     moves); each unfinished position at that level is then proven (:func:`prove`) with an equal
-    share of what is left, and counts 1 where the mover is proven to lose there, 0 otherwise (an
-    unknown position counts as one the mover escapes).
+    share of what is left, and counts 1 where the mover is proven to lose there against any play,
+    0 otherwise (an unknown position, a chance node among them, counts as one the mover escapes).
+    So beyond the searched depth the opponents no longer err.  Where not even the root's own moves
+    fit (or ``depth`` is 0), every move gets 0 and ``LossOdds.depth`` is 0.
     """
     _check("loss_odds", core, budget, depth)
     if root.batch_size != 1:
@@ -244,7 +247,7 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
     while len(levels) <= depth:
         _, _, mine, done, mover = levels[-1]
         mask = core.legal_action_mask(frontier) & ~done[:, None]
-        rows, acts = np.nonzero(mask)  # row-major: each position's children lie together
+        rows, acts = np.nonzero(mask)  # every move of every unfinished position
         if rows.size == 0 or stepped + rows.size > budget:
             break
         stepped += rows.size
@@ -262,7 +265,8 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
     open_ = np.flatnonzero(~done)
     if open_.size and len(levels) > 1:
         leaf_budget = (budget - stepped) // open_.size
-        proof = prove(core, frontier.take(open_), leaf_budget)
+        frontier = frontier.take(open_)  # drop the finished states before the proofs take memory of their own
+        proof = prove(core, frontier, leaf_budget)
         stepped += int(proof.stepped.sum())
         lost[open_] = proof.root_known & (mine[open_] + proof.root_result[:, me] <= low)
     value = lost
