@@ -127,8 +127,10 @@ def test_find_wins_plays_a_win_at_once_whatever_the_network_thinks():
     np.testing.assert_array_equal(r.value[0], [1.0, -1.0])
 
 
-def test_find_wins_sees_the_replies_that_win_at_once():
-    """A root move after which the opponent can win at once is valued as that loss, exactly."""
+@pytest.mark.parametrize("discount", [1.0, 0.5])
+def test_find_wins_sees_the_replies_that_win_at_once(discount):
+    """A root move after which the opponent can win at once is valued as that loss, exactly (a step
+    later, so discounted once)."""
     core = YoxiiCore()
     state = random_positions(core, np.arange(64), [24] * 64)
     rows = []
@@ -153,7 +155,7 @@ def test_find_wins_sees_the_replies_that_win_at_once():
         s = state.take([r])
         n = legal.size  # every legal move considered and visited once: the policy ranks them by value
         r_on = GumbelSearch(core, flat_network(core), simulations=n, max_considered=n, gumbel_scale=0.0,
-                            find_wins=True).run(s)
+                            find_wins=True, discount=discount).run(s)
         r_off = GumbelSearch(core, flat_network(core), simulations=n, max_considered=n,
                              gumbel_scale=0.0).run(s)
         np.testing.assert_allclose(r_off.policy[0, legal], 1.0 / n, rtol=1e-5)  # no evidence without it
@@ -165,7 +167,7 @@ def test_find_wins_sees_the_replies_that_win_at_once():
         mover = int(s.current_player[0])
         lost = kids[np.isin(t.edge_action[e], legal[losing])]
         assert t.terminal[lost].all()
-        np.testing.assert_allclose(t.value_sum[lost, mover] / t.visits[lost], core.reward_range[0])
+        np.testing.assert_allclose(t.value_sum[lost, mover] / t.visits[lost], discount * core.reward_range[0])
 
 
 def test_improved_policy_follows_the_network_without_evidence():

@@ -328,6 +328,15 @@ def _step_discount(parent_mover, discount):
 
 
 @njit(cache=True)
+def _step_discounts(parent_movers, discount):
+    """:func:`_step_discount` of each of ``parent_movers``."""
+    out = np.empty(parent_movers.shape[0])
+    for i in range(parent_movers.shape[0]):
+        out[i] = _step_discount(parent_movers[i], discount)
+    return out
+
+
+@njit(cache=True)
 def _puct_edge(node, player, first_edge, num_edges, edge_child, edge_prior, visits, value_sum, reward,
                c_puct, into):
     """PUCT among ``node``'s edges for ``player``; an unvisited child is valued at the node's mean
@@ -774,8 +783,7 @@ class GumbelSearch:
                     won, _, rewards = self._wins_at_once(ch.batch_size, self._children(ch, mask))
                     clock["core"] += time.perf_counter() - t3
                     tree.terminal[new[won]] = True
-                    # the win comes one step later, discounted as _step_discount does (vectorised)
-                    after = np.where(tree.to_move[tree.parent[new[won]]] == CHANCE_PLAYER, 1.0, self.discount)
+                    after = _step_discounts(tree.to_move[tree.parent[new[won]]], self.discount)  # the win, a step later
                     tree.reward[new[won]] += after[:, None] * rewards[won]
                     if won.any():
                         keep = np.flatnonzero(~won)
