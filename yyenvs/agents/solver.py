@@ -238,15 +238,20 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
     budget = int(budget)
     depth = core.max_game_length if depth is None else int(depth)
     me, low = int(root.current_player[0]), float(core.reward_range[0])
-    width = core.legal_action_mask(root).shape[1]
+    legal = core.legal_action_mask(root)
     # level k: parent, action, the mover's rewards summed from the root, done, mover; level 0 the root
     levels = [(np.zeros(1, np.int64), np.full(1, -1), np.zeros(1), root.done.copy(),
                root.current_player.astype(np.int64))]
     weights = []  # per level below the root: each position's weight in its parent's average
+
+    def lost_there(level):  # 1 where the game ended with the mover's worst result, else 0
+        _, _, mine, done, _ = level
+        return (done & (mine <= low)).astype(np.float64)
+
     frontier, stepped = root, 0
     while len(levels) <= depth:
         _, _, mine, done, mover = levels[-1]
-        mask = core.legal_action_mask(frontier) & ~done[:, None]
+        mask = (legal if len(levels) == 1 else core.legal_action_mask(frontier)) & ~done[:, None]
         rows, acts = np.nonzero(mask)  # every move of every unfinished position
         if rows.size == 0 or stepped + rows.size > budget:
             break
@@ -260,7 +265,7 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
         levels.append((rows, acts, mine[rows] + frontier.rewards[:, me], frontier.done.copy(),
                        frontier.current_player.astype(np.int64)))
     _, _, mine, done, _ = levels[-1]
-    lost = (done & (mine <= low)).astype(np.float64)
+    lost = lost_there(levels[-1])
     leaf_budget = 0
     open_ = np.flatnonzero(~done)
     if open_.size and len(levels) > 1:
@@ -272,15 +277,13 @@ def loss_odds(core: GameCore, root: BatchState, budget: int, depth: int | None =
     value = lost
     for k in range(len(levels) - 1, 1, -1):  # back up to the root's moves: the mover's least, others' average
         rows = levels[k][0]
-        _, _, mine_up, done_up, mover_up = levels[k - 1]
+        _, _, _, done_up, mover_up = levels[k - 1]  # above the last level, every unfinished position has children
         n = mover_up.size
         least = np.full(n, np.inf)
         np.minimum.at(least, rows, value)
         average = np.bincount(rows, weights=weights[k - 1] * value, minlength=n)
-        expanded = np.bincount(rows, minlength=n) > 0
-        leaf = (done_up & (mine_up <= low)).astype(np.float64)
-        value = np.where(expanded, np.where(mover_up == me, least, average), leaf)
-    chance = np.zeros(width)
+        value = np.where(done_up, lost_there(levels[k - 1]), np.where(mover_up == me, least, average))
+    chance = np.zeros(legal.shape[1])
     if len(levels) > 1:
         chance[levels[1][1]] = value
     return LossOdds(chance, len(levels) - 1, leaf_budget, stepped)
