@@ -34,13 +34,12 @@ from yyenvs.games import make_core
 SETUP_PLIES = 10  # five koi each
 
 
-def first_seat_wins(core, states, budget: int, depth: int) -> np.ndarray:
-    """Per row (first seat to move): 1 a proven first-seat win, -1 a proven loss, 0 unknown."""
+def proven_for_mover(core, states, budget: int, depth: int) -> np.ndarray:
+    """Per row: 1 a proven win for the seat to move, -1 a proven loss, 0 unknown (or a proven draw)."""
     proof = prove(core, states, budget, depth)
-    legal = proof.legal
-    won = (proof.known & (proof.result[:, :, 0] >= core.reward_range[1])).any(axis=1)
-    lost = (~legal | (proof.known & (proof.result[:, :, 0] <= core.reward_range[0]))).all(axis=1) & legal.any(axis=1)
-    return np.where(won, 1, np.where(lost, -1, 0))
+    mine = proof.root_result[np.arange(states.batch_size), states.current_player.astype(np.int64)]
+    low, top = core.reward_range
+    return np.where(proof.root_known & (mine >= top), 1, np.where(proof.root_known & (mine <= low), -1, 0))
 
 
 def play(core, agents, state, plies: int) -> np.ndarray:
@@ -94,15 +93,14 @@ def main(argv=None) -> None:
         returns += play(core, agents, state, core.max_game_length)
         t1 = time.perf_counter()
         live = np.flatnonzero(~first_swim.done)
-        proof = prove(core, first_swim.take(live), args.budget, args.depth - 1)
         lost = first_swim.done & (returns[:, 1] < 0)  # a game the first swim ended
-        lost[live] = proof.root_known & (proof.root_result[:, 1] <= core.reward_range[0])
+        lost[live] = proven_for_mover(core, first_swim.take(live), args.budget, args.depth - 1) == -1
         won = returns[:, 1] > 0
         print(f"  second seat's first swim: proven lost in {lost.sum()} games (second seat won {(won & lost).sum()}), "
               f"not proven lost in {(~lost).sum()} (won {(won & ~lost).sum()}); second seat won {won.sum()} "
               f"of {args.games}")
     elif not args.last_placement:
-        verdict = first_seat_wins(core, state, args.budget, args.depth)
+        verdict = proven_for_mover(core, state, args.budget, args.depth)  # the first seat moves next
         print(f"  after the set-up: first seat proven to win {(verdict == 1).sum()}, "
               f"second seat proven to win {(verdict == -1).sum()}, unknown {(verdict == 0).sum()}")
     else:
@@ -111,7 +109,7 @@ def main(argv=None) -> None:
             placements = np.flatnonzero(core.legal_action_mask(state.take([g]))[0])
             after = state.take(np.full(placements.size, g))
             core.step(after, placements)
-            escaped = int((first_seat_wins(core, after, args.budget, args.depth) != 1).sum())
+            escaped = int((proven_for_mover(core, after, args.budget, args.depth) != 1).sum())  # the first seat's
             escapes.append(f"{escaped}/{placements.size}")
         print(f"  second seat's last koi: placements that escape a proven first-seat win, per game: "
               f"{', '.join(escapes)}")
