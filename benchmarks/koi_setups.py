@@ -73,8 +73,10 @@ def main(argv=None) -> None:
     ap.add_argument("--last-placement", action="store_true")
     ap.add_argument("--play-out", action="store_true")
     args = ap.parse_args(argv)
-    if args.games < 1:
-        ap.error("--games must be at least 1")
+    for name in ("games", "seed", "budget", "depth"):  # refused before any game is played
+        least = 1 if name == "games" else 0
+        if getattr(args, name) < least:
+            ap.error(f"--{name} must be at least {least}, got {getattr(args, name)}")
     if args.last_placement and args.play_out:
         ap.error("--last-placement and --play-out are two different measurements: give one")
     if args.play_out and args.depth < 2:
@@ -109,7 +111,7 @@ def main(argv=None) -> None:
             placements = np.flatnonzero(core.legal_action_mask(state.take([g]))[0])
             after = state.take(np.full(placements.size, g))
             core.step(after, placements)
-            escaped = int((proven_for_mover(core, after, args.budget, args.depth) != 1).sum())  # the first seat's
+            escaped = int((proven_for_mover(core, after, args.budget, args.depth) != 1).sum())  # first seat to move
             escapes.append(f"{escaped}/{placements.size}")
         print(f"  second seat's last koi: placements that escape a proven first-seat win, per game: "
               f"{', '.join(escapes)}")

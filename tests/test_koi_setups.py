@@ -62,3 +62,11 @@ def test_the_two_measurements_are_asked_for_one_at_a_time():
         koi_setups.main(["--play-out", "--last-placement", "--games", "2"])
     with pytest.raises(SystemExit):
         koi_setups.main(["--play-out", "--depth", "1", "--games", "2"])
+
+
+@pytest.mark.parametrize("option, value", [("--games", "0"), ("--seed", "-1"), ("--budget", "-1"),
+                                           ("--depth", "-1")])
+def test_out_of_range_options_are_refused_by_name_before_any_game(option, value, capsys):
+    with pytest.raises(SystemExit) as stop:
+        koi_setups.main(["--first", "mcts:1600", option, value])  # would take minutes if it played
+    assert stop.value.code == 2 and option in capsys.readouterr().err
