@@ -492,8 +492,12 @@ def test_agent_plays_legal_moves_with_and_without_search():
     while not (s.current_player == CHANCE_PLAYER).any():
         m = explicit.legal_action_mask(s)
         explicit.step(s, np.argmax(m, axis=1))
-    a = AZAgent(explicit, random_network(explicit), simulations=4).act(s, explicit.legal_action_mask(s))
-    assert (a[s.current_player == CHANCE_PLAYER] == -1).all()  # the caller resolves chance
+    agent = AZAgent(explicit, random_network(explicit), simulations=4)
+    with pytest.raises(ValueError, match="az: row .* waits for a chance outcome"):  # the caller draws chance
+        agent.act(s, explicit.legal_action_mask(s))
+    players = s.take(np.flatnonzero(s.current_player != CHANCE_PLAYER))
+    a = agent.act(players, explicit.legal_action_mask(players))
+    assert explicit.legal_action_mask(players)[np.arange(players.batch_size), a].all()
 
 
 def test_network_alone_draws_its_moves_by_its_policy():

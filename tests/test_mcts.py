@@ -404,10 +404,13 @@ def test_chance_game_deterministic_across_batches_and_finds_the_sure_win():
                                   whole[::-1])
 
 
-def test_explicit_core_given_chance_rows_are_left_to_the_caller():
+def test_explicit_core_given_chance_rows_refuses_them_by_name():
     core = DiceRaceCore(chance="explicit")
     state = dice_positions(DiceRaceCore(), 3)
     core.step(state, np.array([ROLL, -1, -1]))
     assert core.is_chance_node(state)[0]
-    a = MCTSAgent(core, seed=0, simulations=16).act(state, core.legal_action_mask(state))
-    assert a[0] == -1 and a[1] in (WALK, ROLL) and a[2] in (WALK, ROLL)
+    with pytest.raises(ValueError, match="mcts: row 0 waits for a chance outcome"):
+        MCTSAgent(core, seed=0, simulations=16).act(state, core.legal_action_mask(state))
+    rest = state.take([1, 2])  # the players' rows alone are searched
+    a = MCTSAgent(core, seed=0, simulations=16).act(rest, core.legal_action_mask(rest))
+    assert a[0] in (WALK, ROLL) and a[1] in (WALK, ROLL)

@@ -17,9 +17,11 @@ import os
 import sys
 
 from yyenvs.agents.checkpoint import (ALGOS, PV_CLASS, SUFFIX, CheckpointError, check_pool_state,
-                                      core_options, game_metadata, load_policy, optimizer_tensors,
+                                      checkpoint_path, core_options, game_metadata, load_policy, optimizer_tensors,
                                       policy_tensors, read_metadata, write_checkpoint)
 from yyenvs.cli import ArgumentParser, one_line
+from yyenvs.core.errors import OptionError
+from yyenvs.core.files import check_output
 from yyenvs.games import make_core
 
 LEGACY_FORMAT = "yyenvs-checkpoint-1"
@@ -49,8 +51,10 @@ def info(path) -> str:
 
 
 def export(src, out, dtype: str = "float16", options: dict | None = None) -> dict:
-    """Write the policy-only file ``out`` from checkpoint ``src`` (validated as a load is)."""
+    """Write the policy-only file ``out`` from checkpoint ``src`` (validated as a load is);
+    ``out`` may not be ``src``."""
     import torch
+    check_output(checkpoint_path(out), [src])
     meta = read_metadata(src)
     core = make_core(meta["game"], **core_options(meta, options))
     if meta["policy"]["class"] == PV_CLASS:  # a search agent needs its value head too: the whole network
@@ -94,11 +98,16 @@ def _legacy_metadata(zpath: str) -> dict:
     return meta
 
 
-def convert(zpath, out=None, log=print) -> dict:
-    """Convert an earlier-format checkpoint (this unpickles ``zpath``: trusted files only)."""
+def convert(zpath, out=None, log=print, force: bool = False) -> dict:
+    """Convert an earlier-format checkpoint (this unpickles ``zpath``: trusted files only).
+
+    ``out`` defaults to ``zpath`` with the checkpoint suffix, which is not replaced
+    if it exists unless ``force``."""
     from sb3_contrib import MaskablePPO
     from torch import nn
     zpath = os.fspath(zpath)
+    target = check_output(checkpoint_path(out or zpath[:-4]), [zpath, zpath[:-4] + ".json"],
+                          named=out is not None, force=force)
     old = _legacy_metadata(zpath)
     core = make_core(old["game"], **old["options"])
     try:
@@ -135,8 +144,7 @@ def convert(zpath, out=None, log=print) -> dict:
             meta["config"] = old["config"]
         if isinstance(old.get("elapsed_s"), (int, float)):
             meta["elapsed_s"] = float(old["elapsed_s"])
-    out = out or zpath[:-4] + SUFFIX
-    return write_checkpoint(out, tensors, meta)
+    return write_checkpoint(target, tensors, meta)
 
 
 def main(argv=None) -> int:
@@ -153,13 +161,15 @@ def main(argv=None) -> int:
     c.add_argument("out", nargs="?", default=None)
     c.add_argument("--trust", action="store_true",
                    help="confirm that you trust the file: reading the earlier format can run code in it")
+    c.add_argument("--force", action="store_true", help="replace the default output (OLD with "
+                   f"{SUFFIX}) if it exists")
     args = p.parse_args(argv)
     try:
         if args.command == "info":
             print(info(args.path))
         elif args.command == "export":
             meta = export(args.path, args.out, args.dtype)
-            out = args.out if args.out.endswith(SUFFIX) else args.out + SUFFIX
+            out = checkpoint_path(args.out)
             kept = "network, no optimiser" if meta["policy"]["class"] == PV_CLASS else "policy only"
             print(f"wrote {out} ({os.path.getsize(out) / 1e6:.2f} MB, {meta['dtype']}, {kept})")
         else:
@@ -169,9 +179,10 @@ def main(argv=None) -> int:
                 p.error("converting unpickles the file, which can run code hidden in it; "
                         "add --trust if you trust its source")
             print("warning: unpickling " + repr(args.path) + " (trusted by --trust)", file=sys.stderr)
-            meta = convert(args.path, args.out, log=lambda m: print(m, file=sys.stderr))
-            print(f"wrote {args.out or args.path[:-4] + SUFFIX} ({meta['kind']}, step {meta['num_timesteps']})")
-    except CheckpointError as err:
+            meta = convert(args.path, args.out, log=lambda m: print(m, file=sys.stderr), force=args.force)
+            print(f"wrote {checkpoint_path(args.out or args.path[:-4])} ({meta['kind']}, "
+                  f"step {meta['num_timesteps']})")
+    except (CheckpointError, OptionError) as err:
         print(f"yyenvs checkpoint: error: {one_line(err)}", file=sys.stderr)
         return 2
     return 0

@@ -128,6 +128,7 @@ DEFAULTS: dict = {
 
 MAX_FILE_BYTES = 2**20
 INT_LIMIT = 2**63  # every integer must fit an int64 (numpy, torch)
+SEED_LIMIT = 2**32  # stable-baselines3 seeds numpy's legacy generator, which takes 32 bits
 MAX_WIDTH = 65_536     # a hidden layer (checkpoints refuse wider)
 MAX_CHANNELS = 4096    # a conv layer
 MAX_LAYERS = 64        # entries of ppo.net_arch / ppo.cnn_channels
@@ -136,7 +137,7 @@ MAX_ROLLOUT = 2**24    # ppo.n_steps * num_envs decisions held in the rollout bu
 
 # The allowed interval of every numeric key: "[" / "]" include the bound, "(" / ")" exclude it.
 RANGES = {
-    "seed": f"[0, {INT_LIMIT})", "total_timesteps": "[1, inf)", "max_minutes": "[0, inf)",
+    "seed": f"[0, {SEED_LIMIT})", "total_timesteps": "[1, inf)", "max_minutes": "[0, inf)",
     "num_envs": f"[1, {MAX_BATCH}]", "torch_threads": "[1, 1024]",
     "ppo.n_steps": f"[1, {MAX_ROLLOUT}]", "ppo.batch_size": f"[2, {MAX_ROLLOUT}]", "ppo.n_epochs": "[1, 100000]",
     "ppo.learning_rate": "(0, inf)", "ppo.gamma": "[0, 1]", "ppo.gae_lambda": "[0, 1]",

@@ -55,8 +55,31 @@ def _init_ray(address: str | None) -> None:
         import ray
     except ImportError:
         raise OptionError("Ray is needed here: pip install -e '.[ray]'") from None
-    if not ray.is_initialized():
-        ray.init(address=check_address(address or "") or None, include_dashboard=False, log_to_driver=False)
+    if ray.is_initialized():
+        return
+    address = check_address(address or "")
+    if address not in ("", "auto"):
+        _check_reachable(address)
+    try:
+        ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
+    except ConnectionError as e:  # "auto" with no Ray running here, a cluster that went away
+        raise OptionError(f"--ray {address!r}: {' '.join(str(e).split())}") from None
+
+
+#: seconds to wait for a cluster's port to answer (Ray itself keeps retrying for minutes)
+CONNECT_TIMEOUT = 5.0
+
+
+def _check_reachable(address: str) -> None:
+    """OptionError unless something accepts a connection at ``address`` (host:port) within seconds."""
+    import socket
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except (OSError, ValueError, OverflowError) as e:  # refused, unknown host, timed out, port > 65535
+        why = " ".join(str(getattr(e, "strerror", None) or e or type(e).__name__).split())
+        raise OptionError(f"--ray {address!r}: no Ray cluster answers there ({why}); start one with "
+                          "'ray start --head', or give --ray without an address to start Ray here") from None
 
 
 def _pair_task(game: str, options: dict, specs: list[str], seed: int, deterministic: bool,

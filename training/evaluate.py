@@ -33,6 +33,7 @@ from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, se
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
+from yyenvs.core.files import check_output
 from yyenvs.core.record import GameRecorder, record_paths, save_records
 from yyenvs.games import GAMES, make_core
 from training.ratings import bradley_terry, wilson_interval
@@ -232,9 +233,17 @@ def plot_ratings(result: dict, path: str) -> str | None:
     return path
 
 
-def write_outputs(result: dict, out_dir: str) -> dict:
-    os.makedirs(out_dir, exist_ok=True)
+def output_paths(out_dir: str, force: bool = False) -> dict:
+    """The files :func:`write_outputs` writes in ``out_dir``; OptionError if one exists and not ``force``."""
     paths = {"json": os.path.join(out_dir, "eval.json"), "plot": os.path.join(out_dir, "ratings.png")}
+    for path in paths.values():
+        check_output(path, named=False, force=force)
+    return paths
+
+
+def write_outputs(result: dict, out_dir: str, force: bool = True) -> dict:
+    paths = output_paths(out_dir, force)
+    os.makedirs(out_dir, exist_ok=True)
     with open(paths["json"], "w") as f:
         json.dump(result, f, indent=1, default=lambda x: x.item() if hasattr(x, "item") else str(x))
     plot_ratings(result, paths["plot"])
@@ -259,6 +268,7 @@ def main(argv=None) -> int:
     p.add_argument("--first-only", action="store_true",
                    help="only the first entrant against each other one (not a round robin)")
     p.add_argument("--out", default=None, help="directory for eval.json and ratings.png")
+    p.add_argument("--force", action="store_true", help="replace eval.json and ratings.png in --out if they exist")
     p.add_argument("--save-games", default=None, metavar="DIR",
                    help="write every game as a JSON record to DIR (<i>-<j>-<k>.json: entrants i and j, "
                         "game k); watch one with yyenvs replay")
@@ -274,6 +284,8 @@ def main(argv=None) -> int:
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out {args.out!r} is a file; give a directory")
     try:
+        if args.out:  # refuse before playing, not after
+            output_paths(args.out, args.force)
         given = parse_options(args.option)
         # game and options default to the first checkpoint's (a file option it names must be given again)
         meta = next((read_metadata(az_checkpoint_path(spec) or spec) for spec in args.entrants
@@ -295,7 +307,7 @@ def main(argv=None) -> int:
     print(format_table(result))
     if args.out:
         try:
-            paths = write_outputs(result, args.out)
+            paths = write_outputs(result, args.out, args.force)
         except OSError as e:
             print(f"yyenvs eval: error: cannot write to {args.out!r}: {e.strerror or e}", file=sys.stderr)
             return 2

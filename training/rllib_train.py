@@ -30,6 +30,8 @@ import json
 import os
 import time
 
+from training.config import ConfigError
+
 
 def build_algo(cfg: dict):
     """RLlib's PPO algorithm for the config (the mapping of keys above)."""
@@ -63,6 +65,10 @@ def run(cfg: dict, address: str | None = None, log=print) -> dict:
     rl, ev = cfg["rllib"], cfg["eval"]
     hidden = tuple(cfg["ppo"]["net_arch"])
     core = make_core(cfg["game"], **cfg["game_options"])
+    final = os.path.join(cfg["run_dir"], "rllib_main.safetensors")
+    if os.path.lexists(final):  # refuse before training, not after
+        raise ConfigError(f"run_dir {cfg['run_dir']!r} holds {final!r} from an earlier run; a new run would "
+                          "replace it: choose another run_dir")
     if not ray.is_initialized():
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
     algo = build_algo(cfg)
@@ -80,7 +86,6 @@ def run(cfg: dict, address: str | None = None, log=print) -> dict:
             log(f"iteration {algo.iteration}: {steps} env steps, {time.time() - t0:.0f}s{extra}")
         elapsed = time.time() - t0
         main = algo.get_module(yr.MAIN if rl["mode"] == "selfplay" else "default_policy")
-        final = os.path.join(cfg["run_dir"], "rllib_main.safetensors")
         _save_module(main, final, {"game": core.name, "options": json.dumps(core.options, default=str),
                                    "hidden": json.dumps(list(hidden)), "module": type(main).__name__,
                                    "env_steps": str(steps)})

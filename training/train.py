@@ -142,6 +142,7 @@ class TrainingRun:
                 f"'yyenvs checkpoint convert --trust {sorted(legacy)[-1]}' if you trust it, "
                 "or choose another run_dir")
         if not ckpts:
+            self._refuse_earlier_outputs()
             return None
         if not self.cfg["resume"]:
             raise ConfigError(f"run_dir {self.run_dir!r} already holds checkpoints; set resume=true "
@@ -166,6 +167,16 @@ class TrainingRun:
             return path, meta, tensors
         raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is readable; "
                               "choose another run_dir")
+
+    def _refuse_earlier_outputs(self) -> None:
+        """ConfigError if a fresh run would write over files of an earlier run in ``run_dir``."""
+        earlier = [os.path.join(self.run_dir, "final.safetensors"),
+                   os.path.join(self.dirs["eval"], "eval.json"), os.path.join(self.dirs["eval"], "ratings.png")]
+        earlier += sorted(glob.glob(os.path.join(self.dirs["snapshots"], "*.safetensors")))[:1]
+        found = next((p for p in earlier if os.path.lexists(p)), None)
+        if found is not None:
+            raise ConfigError(f"run_dir {self.run_dir!r} holds {found!r} from an earlier run and no checkpoint "
+                              "to resume from; a new run would replace it: choose another run_dir")
 
     def elapsed(self) -> float:
         return self.elapsed_before + (time.time() - self.t_start if hasattr(self, "t_start") else 0.0)

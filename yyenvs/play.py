@@ -100,6 +100,11 @@ def _play_human(parser, core, args) -> int:
                      "--agents human greedy (you move first) or --agents greedy human")
     if not 1 <= args.port <= 65535 and args.port != 0:
         parser.error(f"--port must be from 1 to 65535 (or 0: a free one), got {args.port}")
+    from yyenvs.core.record import check_record_dir
+    try:  # refuse now: the server would only find out at the end of the first game
+        check_record_dir(args.save_games or "games")
+    except RecordError as e:
+        parser.error(f"--save-games: {e}")
     human_seat = specs.index(HUMAN)
     other = next((s for s in specs if s != HUMAN), None)
     agent = None if other is None else _agent(other, core, args.seed + 1)

@@ -15,6 +15,7 @@ import numpy as np
 
 from yyenvs.cli import ArgumentParser, parse_options, run, seed_int
 from yyenvs.core.errors import OptionError, RecordError
+from yyenvs.core.files import check_output
 from yyenvs.core.record import GameRecorder, read_record
 from yyenvs.games import GAMES, game_spec, load_record, make_core
 
@@ -35,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs replay", description=__doc__.splitlines()[0])
     parser.add_argument("record", nargs="?", help="a game record (.json), from --save-games of yyenvs play or eval")
     parser.add_argument("-o", "--out", default=None, help="the HTML file to write (default: the record's "
-                                                          "name with .html, or game.html)")
+                                                          "name with .html, or game.html); never the record "
+                                                          "itself")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the default output file if it exists (a file named by -o is replaced "
+                             "anyway)")
     parser.add_argument("--game", choices=list(GAMES), default=None,
                         help="without a record: play one game of this game and write its page")
     parser.add_argument("--agents", nargs="+", default=None, metavar="AGENT",
@@ -51,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     from yyenvs.web.pages import replay_page
     out = args.out or (os.path.splitext(args.record)[0] + ".html" if args.record else "game.html")
     try:
+        check_output(out, [args.record], named=args.out is not None, force=args.force)
         given = parse_options(args.option)
         if args.game is not None:
             core = make_core(args.game, **given)

@@ -24,7 +24,7 @@ import numpy as np
 
 from yyenvs.agents.base import Agent, sample_weighted
 from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, setting_allows, setting_range
-from yyenvs.core.contract import CHANCE_PLAYER, GameCore, OptionError, show
+from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.rng import uniform01
 
 #: the most simulations an ``az:`` spec may ask for per move
@@ -127,7 +127,7 @@ class AZAgent(Agent):
         mask = self.legal_mask(state, mask)
         out = np.full(state.batch_size, -1, np.int64)
         nlegal = mask.sum(axis=1)
-        live = ~state.done & (nlegal > 0) & (state.current_player != CHANCE_PLAYER)
+        live = ~state.done & (nlegal > 0)
         single = live & (nlegal == 1)
         out[single] = np.argmax(mask[single], axis=1)
         rows = np.flatnonzero(live & (nlegal > 1))

@@ -38,7 +38,9 @@ class Agent:
         return self.act(state, mask)
 
     def legal_mask(self, state: BatchState, mask) -> np.ndarray:
-        """``mask`` as a C-contiguous (B, num_actions) bool array; ValueError if its shape is not that.
+        """``mask`` as a C-contiguous (B, num_actions) bool array; ValueError if its shape is not that,
+        or if a row waits for a chance outcome (agents play for players; the caller draws chance,
+        e.g. with :meth:`~yyenvs.core.contract.GameCore.sample_chance`).
 
         The kernels index it by the state's rows and count its bytes as 0 / 1,
         so a bool array holding other bytes (``uint8_array.view(bool)``) is
@@ -49,6 +51,11 @@ class Agent:
         shape = (state.batch_size, self.core.num_actions)
         if mask.shape != shape:
             raise ValueError(f"{self.name}: the legal-action mask must have shape {shape}, got {mask.shape}")
+        if self.core.explicit_chance:
+            chance = np.flatnonzero(self.core.is_chance_node(state))
+            if chance.size:
+                raise ValueError(f"{self.name}: row {int(chance[0])} waits for a chance outcome; an agent "
+                                 "chooses for players only (draw chance with core.sample_chance)")
         if was_bool and _odd_bytes(mask.view(np.uint8).reshape(-1)):  # a cast makes 0 / 1 itself
             mask = mask.view(np.uint8) != 0
         return mask

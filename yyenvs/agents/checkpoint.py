@@ -559,15 +559,16 @@ class PolicyAgent(Agent):
             self.name = label
 
     def act(self, state, mask):
+        mask = self.legal_mask(state, mask)
         out = np.full(state.batch_size, -1, dtype=np.int64)
-        live = np.flatnonzero(np.asarray(mask).any(axis=1))
+        live = np.flatnonzero(mask.any(axis=1))
         if live.size == 0:
             return out
         sub = state if live.size == state.batch_size else state.take(live)
         obs = self.core.observe(sub, sub.current_player)
         logits = policy_logits(self.policy, obs)
         u = None if self.deterministic else self.uniforms(sub, salt=0x5EED)
-        out[live] = masked_choice(logits, np.asarray(mask)[live], u)
+        out[live] = masked_choice(logits, mask[live], u)
         return out
 
     def __repr__(self) -> str:

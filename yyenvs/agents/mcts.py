@@ -507,8 +507,6 @@ class MCTSAgent(Agent):
         mask = self.legal_mask(state, mask)
         nlegal = mask.sum(axis=1)
         live = (~state.done) & (nlegal > 0)
-        if self.core.explicit_chance:
-            live &= state.current_player != CHANCE_PLAYER  # the caller resolves chance
         single = live & (nlegal == 1)
         if single.any():
             out[single] = np.argmax(mask[single], axis=1)

@@ -66,6 +66,8 @@ def _is_int(x) -> bool:
 
 def _action_value(x) -> int:
     """0: an integer int64 holds (integral floats too); 1: not an integer; 2: beyond int64."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:  # what SB3's predict returns for one observation
+        x = x[()]
     if isinstance(x, (float, np.floating)):
         x = float(x)  # float16 / float32 cannot hold the int64 bounds (and would warn)
         if not (np.isfinite(x) and x == np.round(x)):
@@ -289,6 +291,7 @@ class GameCore(abc.ABC):
         IllegalActionError names the first bad row; nothing changes then.
         """
         self.check_state(state)
+        self.check_no_chance_node(state)
         actions = self.check_actions(state, actions)
         bad = self._step(state, actions)
         if bad >= 0:
@@ -301,6 +304,7 @@ class GameCore(abc.ABC):
         At a chance node (explicit chance) it lists the outcomes that can happen.
         """
         self.check_state(state)
+        self.check_no_chance_node(state)
         out = self._out_buffer(out, (state.batch_size, self.num_actions), np.bool_, "legal_action_mask")
         self._mask(state, out)
         return out
@@ -351,6 +355,19 @@ class GameCore(abc.ABC):
         self.check_state(state)
         return (state.current_player == CHANCE_PLAYER) & ~state.done
 
+    def check_no_chance_node(self, state: BatchState) -> None:
+        """ValueError naming the first row waiting for a chance outcome when this core samples chance.
+
+        Both chance modes share one state layout, but a sampled core has no outcome
+        actions: a state of the explicit core at a chance node has no move here.
+        """
+        if self.spec.chance and not self.explicit_chance:
+            waiting = np.flatnonzero((state.current_player == CHANCE_PLAYER) & ~state.done)
+            if waiting.size:
+                raise ValueError(f"{self.name}: row {int(waiting[0])} waits for a chance outcome, which this "
+                                 "core draws itself (chance='sampled'); step it with the explicit core "
+                                 "(core.with_options(chance='explicit')), e.g. its resolve_chance")
+
     def chance_probabilities(self, state: BatchState, out: np.ndarray | None = None) -> np.ndarray:
         """(B, num_actions) float64: the probability of each outcome at a chance node.
 
@@ -377,6 +394,22 @@ class GameCore(abc.ABC):
         if self.explicit_chance:
             self._sample_chance(state, out)
         return out
+
+    def resolve_chance(self, state: BatchState) -> np.ndarray:
+        """Step every chance node with :meth:`sample_chance`'s outcome until no row waits for chance.
+
+        In place; the games are those the sampled mode plays from the same seeds.
+        Returns (B, P) float64: the rewards those chance steps gave.  Without
+        explicit chance there is nothing to do (zeros).
+        """
+        total = np.zeros((state.batch_size, self.num_players))
+        while self.explicit_chance:
+            outcomes = self.sample_chance(state)
+            if (outcomes < 0).all():
+                break
+            self.step(state, outcomes)
+            total += state.rewards
+        return total
 
     # -- what a game writes ---------------------------------------------------
     @abc.abstractmethod

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import stat
 
-from yyenvs.core.contract import show
+from yyenvs.core.contract import OptionError, show
 
 
 def read_text_file(path: str, where: str, limit: int, error: type[Exception]) -> str:
@@ -47,3 +47,31 @@ def unique_keys(pairs) -> dict:
         key = next(k for k, _ in pairs if k in seen or seen.add(k))
         raise ValueError(f"duplicate key {show(key)} in an object")
     return out
+
+
+def same_file(a, b) -> bool:
+    """Whether paths ``a`` and ``b`` name one file (through links too; missing files compare by path)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_output(path, inputs=(), named: bool = True, force: bool = False, flag: str = "--force") -> str:
+    """``path`` if writing it loses nothing the user did not give up; else OptionError.
+
+    Writing over one of ``inputs`` (the same file, through any link) is always
+    refused.  An existing file the user did not name (``named=False``: a name the
+    command made up, or a file inside a directory the user named) is refused unless
+    ``force`` (the command's ``flag``).
+    """
+    path = os.fspath(path)
+    for given in inputs:
+        if given is not None and same_file(path, given):
+            raise OptionError(f"{path!r} is also an input: writing it would replace {os.fspath(given)!r}; "
+                              "choose another output")
+    if os.path.isdir(path):
+        raise OptionError(f"{path!r} is a directory; give a file to write")
+    if os.path.lexists(path) and not named and not force:
+        raise OptionError(f"{path!r} exists already; give {flag} to replace it, or choose another output")
+    return path

@@ -158,7 +158,8 @@ def parse_record(text: str, where: str = "record") -> GameRecord:
         _fail(where, "the file", f"expected a JSON object, got {type(obj).__name__}")
     if obj.get("format") != FORMAT:
         _fail(where, "format", f"expected {FORMAT!r} (a yyenvs game record), got {show(obj.get('format'))}")
-    if obj.get("format_version") != FORMAT_VERSION:
+    version = obj.get("format_version")
+    if type(version) is not int or version != FORMAT_VERSION:  # true == 1.0 == 1 in Python
         _fail(where, "format_version", f"this yyenvs reads version {FORMAT_VERSION}, "
                                        f"got {show(obj.get('format_version'))}")
     missing = [k for k in FIELDS if k not in obj]
@@ -223,12 +224,21 @@ def write_record(record: GameRecord, path) -> str:
     return os.fspath(path)
 
 
+def check_record_dir(directory) -> str:
+    """``directory`` as a string; RecordError if it, or a folder above it, is a file."""
+    directory = os.fspath(directory)
+    path = os.path.abspath(directory)
+    while not os.path.isdir(path):
+        if os.path.lexists(path):
+            raise RecordError(f"{path!r} is a file; give a directory for the records")
+        path = os.path.dirname(path)
+    return directory
+
+
 def record_paths(directory, stem: str, n: int) -> list[str]:
     """The files :func:`save_records` writes for ``n`` records; RecordError if one exists already
     or ``directory`` is a file (so a run can refuse before it plays rather than after)."""
-    directory = os.fspath(directory)
-    if os.path.exists(directory) and not os.path.isdir(directory):
-        raise RecordError(f"{directory!r} is a file; give a directory for the records")
+    directory = check_record_dir(directory)
     paths = [os.path.join(directory, f"{stem}-{k:05d}.json") for k in range(n)]
     taken = next((p for p in paths if os.path.exists(p)), None)
     if taken is not None:

@@ -4,7 +4,10 @@ It follows PettingZoo's classic games: observations are
 ``{"observation": ..., "action_mask": int8}``, an illegal action ends the game
 with -1 for the player who made it (0 for the others), and ``env()`` wraps
 ``raw_env()`` in the order-enforcing wrapper.  An action outside the action
-space raises :class:`~yyenvs.core.contract.IllegalActionError` instead.
+space raises :class:`~yyenvs.core.contract.IllegalActionError` instead.  With
+explicit chance (``chance="explicit"``) the env draws every chance outcome
+itself from the game's own stream, so the agents are only ever players and the
+games are those of the sampled mode.
 """
 from __future__ import annotations
 
@@ -77,6 +80,7 @@ class GameAECEnv(AECEnv, EzPickle):
         game_seed = derive_seeds(self._master_seed, 0, np.array([self._games_played], np.uint64))
         self._games_played += 1
         self.state = self.core.init(game_seed)
+        self.core.resolve_chance(self.state)  # explicit chance: drawn by the env, never by an agent
         self._last_move = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -105,6 +109,9 @@ class GameAECEnv(AECEnv, EzPickle):
     def step(self, action):
         if self.state is None:
             raise RuntimeError("call reset() before step()")
+        if not self.agents:  # every agent is done: PettingZoo's documented no-op with a warning
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -119,8 +126,9 @@ class GameAECEnv(AECEnv, EzPickle):
         else:
             self._last_move = (int(self.state.current_player[0]), action)  # highlighted by render()
             self.core.step(self.state, np.array([action], np.int64))
+            rewards = self.state.rewards[0] + self.core.resolve_chance(self.state)[0]
             self._mask = None
-            self.rewards = dict(zip(self.possible_agents, self.state.rewards[0].tolist()))
+            self.rewards = dict(zip(self.possible_agents, rewards.tolist()))
             if self.state.terminated[0]:
                 self.terminations = dict.fromkeys(self.agents, True)
             elif self.state.truncated[0]:

@@ -14,7 +14,10 @@ vector environment (many games, auto-reset): it is written once here.
   callable is wrapped by :func:`~yyenvs.envs.opponent.as_opponent`).
 * Between two learner decisions the opponents move, for all rows at once:
   rows whose player to move is not the learner are stepped together, as many
-  times as needed (a player may act several times in a row).
+  times as needed (a player may act several times in a row).  With explicit
+  chance (``chance="explicit"``) the env draws each chance outcome itself from
+  the game's own stream (:meth:`~yyenvs.core.contract.GameCore.sample_chance`),
+  so the games are those of the sampled mode and no agent is asked for one.
 * The learner's reward is the sum of its per-step rewards since its last
   decision, so a result decided by an opponent's move reaches it.
 * An illegal learner action ends the episode with reward -1 (the documented
@@ -32,7 +35,7 @@ from collections.abc import Mapping
 import numpy as np
 from numba import njit
 
-from yyenvs.core.contract import GameCore, IllegalActionError, OpponentError, OptionError, show
+from yyenvs.core.contract import CHANCE_PLAYER, GameCore, IllegalActionError, OpponentError, OptionError, show
 from yyenvs.core.rng import check_seed, derive_seeds, hash_u64
 from yyenvs.envs.opponent import as_opponent
 
@@ -122,6 +125,8 @@ class LearnerBatch:
             waiting = rows[(s.current_player[rows] != seat[rows]) & ~s.done[rows]]
             if waiting.size == 0:
                 break
+            if self.core.explicit_chance and self._draw_chance(waiting, reward):
+                continue
             sub = s.take(waiting)
             sub_mask = self.core.legal_action_mask(sub)
             answer = self.opponent(sub, sub_mask, waiting)
@@ -130,6 +135,19 @@ class LearnerBatch:
             self.core.step(s, actions)
             reward[waiting] += s.rewards[waiting, seat[waiting]]
         self.mask = None
+
+    def _draw_chance(self, waiting: np.ndarray, reward: np.ndarray) -> bool:
+        """Resolve the chance nodes among rows ``waiting`` from each game's own stream
+        (:meth:`~yyenvs.core.contract.GameCore.resolve_chance`); whether there were any."""
+        s, seat = self.state, self.learner_seat
+        chance = waiting[s.current_player[waiting] == CHANCE_PLAYER]
+        if chance.size == 0:
+            return False
+        sub = s.take(chance)
+        got = self.core.resolve_chance(sub)
+        s.put(chance, sub)
+        reward[chance] += got[np.arange(chance.size), seat[chance]]
+        return True
 
     def _check_opponent(self, answer, sub, sub_mask, waiting) -> np.ndarray:
         """The opponent's actions for rows ``waiting`` if each is a legal integer action.

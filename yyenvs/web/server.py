@@ -16,6 +16,7 @@ request, and serves nothing from disk.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -204,10 +205,18 @@ def _handler(session: PlaySession, page: str):
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A client that hangs up mid-answer is normal (a closed tab); anything else is reported."""
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
 def serve(session: PlaySession, title: str, port: int = 0) -> ThreadingHTTPServer:
     """A server for ``session`` on 127.0.0.1:``port`` (0: a free port), not yet serving:
     call ``serve_forever()`` (or run it in a thread); ``server_address[1]`` is the port."""
     from yyenvs.web.pages import play_page
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(session, play_page(title)))
-    server.daemon_threads = True
+    server = _Server(("127.0.0.1", port), _handler(session, play_page(title)))
     return server
