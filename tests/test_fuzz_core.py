@@ -21,8 +21,18 @@ from yyenvs.core.contract import IllegalActionError, OpponentError, OptionError,
 from yyenvs.envs.vector import GameVectorEnv
 from yyenvs.games import GAMES, make_core
 
-GAME_OPTIONS = {"yoxii": {}, "koi": {}, "yinyang": {"num_players": 2}}
-GAME_NAMES = list(GAME_OPTIONS)
+# each case: (game id, options); explicit chance runs every env check as well (the envs draw the outcomes)
+VARIANTS = {"yoxii": ("yoxii", {}), "koi": ("koi", {}), "yinyang": ("yinyang", {"num_players": 2}),
+            "yinyang-explicit": ("yinyang", {"num_players": 2, "chance": "explicit"})}
+GAME_NAMES = list(VARIANTS)
+
+
+def game_of(variant):
+    return VARIANTS[variant][0]
+
+
+def options_of(variant):
+    return VARIANTS[variant][1]
 SETTINGS = settings(max_examples=100, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
@@ -30,7 +40,7 @@ INT64_MIN, INT64_MAX = -2**63, 2**63 - 1
 
 @functools.cache
 def core_of(game):
-    return make_core(game, **GAME_OPTIONS[game])
+    return make_core(game_of(game), **options_of(game))
 
 
 @functools.cache
@@ -41,8 +51,11 @@ def _position(game, seed, batch, plies):
     for _ in range(plies):
         if state.done.all():
             break
-        a = agent(state, core.legal_action_mask(state))
-        a[state.done] = -1
+        a = core.sample_chance(state)  # the outcome at chance nodes (explicit chance), -1 elsewhere
+        players = np.flatnonzero(~state.done & (a < 0))
+        if players.size:
+            sub = state.take(players)
+            a[players] = agent(sub, core.legal_action_mask(sub))
         core.step(state, a)
     return state
 
@@ -399,7 +412,7 @@ def test_out_buffers_are_checked_before_any_write(game, data, pos, which):
 # -- the Gymnasium env -------------------------------------------------------------------------------
 @functools.cache
 def gym_env(game):
-    return gym.make(GAMES[game].gym_id, **GAME_OPTIONS[game]).unwrapped
+    return gym.make(GAMES[game_of(game)].gym_id, **options_of(game)).unwrapped
 
 
 def single_action(action, A, sequence_of_one):
@@ -512,7 +525,7 @@ def test_numpy_seeds_reset_like_python_ints():
 # -- the vector env -------------------------------------------------------------------------------
 @functools.cache
 def vector_env(game):
-    return GameVectorEnv(game, num_envs=3, **GAME_OPTIONS[game])
+    return GameVectorEnv(game_of(game), num_envs=3, **options_of(game))
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -551,8 +564,8 @@ def test_vector_step_refuses_out_of_space_and_penalises_illegal(game, data, seed
 # -- the AEC env ------------------------------------------------------------------------------------
 @functools.cache
 def aec_env(game):
-    raw_env, _ = aec_factories(game)
-    return raw_env(**GAME_OPTIONS[game])
+    raw_env, _ = aec_factories(game_of(game))
+    return raw_env(**options_of(game))
 
 
 @pytest.mark.parametrize("game", GAME_NAMES)
@@ -618,8 +631,8 @@ class Scripted:
 def opponent_envs(game):
     opponent = Scripted()
     # the learner sits second, so the opponent moves in reset() already
-    env = gym.make(GAMES[game].gym_id, opponent=opponent, learner_seat=1, **GAME_OPTIONS[game]).unwrapped
-    vec = GameVectorEnv(game, num_envs=3, opponent=opponent, learner_seat=1, **GAME_OPTIONS[game])
+    env = gym.make(GAMES[game_of(game)].gym_id, opponent=opponent, learner_seat=1, **options_of(game)).unwrapped
+    vec = GameVectorEnv(game_of(game), num_envs=3, opponent=opponent, learner_seat=1, **options_of(game))
     return opponent, env, vec
 
 
@@ -732,8 +745,8 @@ def test_reviewed_env_cases(game):
     for answer in (-1, 0.5, "x"):
         opponent = Scripted()
         opponent.plan = lambda state, mask, answer=answer: [answer] * state.batch_size
-        bad_env = gym.make(GAMES[game].gym_id, opponent=opponent, learner_seat=1,
-                           **GAME_OPTIONS[game]).unwrapped
+        bad_env = gym.make(GAMES[game_of(game)].gym_id, opponent=opponent, learner_seat=1,
+                           **options_of(game)).unwrapped
         with pytest.raises(OpponentError, match=f"Scripted.*{show(answer)}"):
             bad_env.reset(seed=0)  # the opponent may move first, or after a few learner steps
             for _ in range(100):
@@ -889,7 +902,7 @@ def test_reviewed_small_cases(game):
         with pytest.raises(OptionError, match="takes no argument"):
             make_agent(spec, core)
         with pytest.raises(OptionError, match="takes no argument"):
-            gym.make(GAMES[game].gym_id, opponent=spec, **GAME_OPTIONS[game])
+            gym.make(GAMES[game_of(game)].gym_id, opponent=spec, **options_of(game))
     aec = aec_env(game)
     for seed in (2**64, 2**64 + 7, 2**100):
         with pytest.raises(ValueError, match=r"seed.*2\*\*64"):

@@ -130,6 +130,8 @@ def test_explicit_chance_outcomes_are_the_games_own_draws(tmp_path):
     ("[1, 2]", "expected a JSON object"),
     ('{"format": "pgn"}', "a yyenvs game record"),
     ('{"format": "yyenvs-game-record", "format_version": 99}', f"reads version {FORMAT_VERSION}"),
+    ('{"format": "yyenvs-game-record", "format_version": true}', f"reads version {FORMAT_VERSION}, got True"),
+    ('{"format": "yyenvs-game-record", "format_version": 1.0}', f"reads version {FORMAT_VERSION}, got 1.0"),
 ])
 def test_foreign_or_truncated_files_are_refused(tmp_path, text, message):
     with pytest.raises(RecordError, match=message):

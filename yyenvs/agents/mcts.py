@@ -374,7 +374,7 @@ class MCTSAgent(Agent):
     ``core`` is the game as the caller steps it; for a game with chance the
     search runs on ``search_core``, its ``chance="explicit"`` twin.  Given an
     explicit core, rows at a chance node are the caller's to resolve: ``act``
-    returns -1 there.
+    refuses them by name (``ValueError``).
     """
 
     name = "mcts"

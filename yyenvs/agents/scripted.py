@@ -22,13 +22,20 @@ class GreedyAgent(Agent):
     """One-ply search: try every legal action, keep the best ``core.heuristic``.
 
     The value is taken for the player who moved; ties are broken at random
-    (per game).  All rows and all their actions are stepped as one batch.
+    (per game).  All rows and all their actions are stepped as one batch.  In
+    a game with chance the actions are stepped with explicit chance, so a move
+    that leads to a chance event is valued before its outcome: greedy never
+    reads the outcome the game's stream holds, and plays the same in both modes.
     """
 
     name = "greedy"
 
+    def __init__(self, core, seed: int = 0):
+        super().__init__(core, seed)
+        self.lookahead = core.with_options(chance="explicit") if core.spec.chance else core
+
     def act(self, state, mask):
-        return greedy_actions(self.core, state, self.legal_mask(state, mask), self.uniforms(state))
+        return greedy_actions(self.lookahead, state, self.legal_mask(state, mask), self.uniforms(state))
 
 
 def greedy_actions(core, state, mask, u, value=None) -> np.ndarray:

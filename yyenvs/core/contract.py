@@ -399,8 +399,9 @@ class GameCore(abc.ABC):
         """Step every chance node with :meth:`sample_chance`'s outcome until no row waits for chance.
 
         In place; the games are those the sampled mode plays from the same seeds.
-        Returns (B, P) float64: the rewards those chance steps gave.  Without
-        explicit chance there is nothing to do (zeros).
+        Returns (B, P) float64: the rewards those chance steps gave.  Each step
+        rewrites ``state.rewards``: read the rewards of the step before first.
+        Without explicit chance there is nothing to do (zeros).
         """
         total = np.zeros((state.batch_size, self.num_players))
         while self.explicit_chance:

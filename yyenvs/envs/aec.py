@@ -126,7 +126,8 @@ class GameAECEnv(AECEnv, EzPickle):
         else:
             self._last_move = (int(self.state.current_player[0]), action)  # highlighted by render()
             self.core.step(self.state, np.array([action], np.int64))
-            rewards = self.state.rewards[0] + self.core.resolve_chance(self.state)[0]
+            rewards = self.state.rewards[0].copy()  # the chance steps below overwrite state.rewards
+            rewards += self.core.resolve_chance(self.state)[0]
             self._mask = None
             self.rewards = dict(zip(self.possible_agents, rewards.tolist()))
             if self.state.terminated[0]:

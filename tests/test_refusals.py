@@ -1,0 +1,84 @@
+"""Small refusals a user meets first: actions in numpy's 0-d form, stepping a finished PettingZoo
+game, out-of-range training seeds, a saving directory that is a file, a Ray address nobody serves."""
+from __future__ import annotations
+
+import logging
+import socket
+import time
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from tests.test_checkpoints import exit_code
+from yyenvs.envs.aec import aec_factories
+from yyenvs.envs.vector import GameVectorEnv
+
+INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_zero_d_integer_arrays_are_actions_at_every_layer(dtype):
+    """``np.array(3)`` is what SB3's ``predict`` returns for one observation."""
+    env = gym.make("yyenvs/Koi-v0")
+    _, info = env.reset(seed=0)
+    a = np.array(int(np.flatnonzero(info["action_mask"])[0]), dtype)
+    assert a.ndim == 0 and (env.action_space.contains(a) or dtype is np.uint64)  # Discrete refuses uint64
+    assert "illegal_action" not in env.step(a)[4]
+    aec = aec_factories("koi")[0]()
+    aec.reset(seed=0)
+    aec.step(np.array(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0]), dtype))
+    assert not any(aec.terminations.values())
+    vec = GameVectorEnv("koi", num_envs=2)
+    vec.reset(seed=0)
+    mask = vec.action_masks()
+    infos = vec.step(np.array([np.flatnonzero(m)[0] for m in mask], dtype))[4]  # arrays of any int dtype
+    assert not np.any(infos.get("illegal_action", False))
+
+
+def test_aec_step_after_the_game_warns_and_does_nothing(caplog):
+    env = aec_factories("yoxii")[0]()
+    env.reset(seed=1)
+    while env.agents:
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    with caplog.at_level(logging.WARNING):
+        env.step(0)
+    assert "called after all agents are terminated or truncated" in caplog.text
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("seed,ok", [(2**32 - 1, True), (2**32, False), (2**40, False), (-1, False)])
+def test_training_seeds_are_checked_against_numpys_range(seed, ok):
+    from training.config import ConfigError, load_config
+    if ok:
+        assert load_config(None, [("seed", seed)])["seed"] == seed
+    else:
+        with pytest.raises(ConfigError, match=r"seed.*\[0, 4294967296\)"):
+            load_config(None, [("seed", seed)])
+
+
+def test_human_play_refuses_a_file_as_its_saving_directory_before_serving(tmp_path, capsys):
+    taken = tmp_path / "games"
+    taken.write_text("mine")
+    t0 = time.monotonic()
+    assert exit_code(["play", "--human", "--agents", "human", "greedy", "--no-browser",
+                      "--save-games", str(taken)]) == 2
+    assert time.monotonic() - t0 < 20 and taken.read_text() == "mine"
+    assert "--save-games" in capsys.readouterr().err
+
+
+def test_eval_on_a_closed_ray_port_fails_within_seconds(capsys):
+    pytest.importorskip("ray")
+    with socket.socket() as s:  # a port that was free a moment ago: nobody listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    t0 = time.monotonic()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = exit_code(["eval", "--game", "yoxii", "random", "greedy", "--games", "2",
+                          "--ray", f"127.0.0.1:{port}"])
+    assert code == 2 and time.monotonic() - t0 < 30
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no Ray cluster answers there" in err[0]
