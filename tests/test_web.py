@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import struct
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -153,3 +156,22 @@ def test_session_refuses_bad_seeds():
     for seed in (-1, 2**63, 1.5, True):
         with pytest.raises(ValueError, match="seed must be an integer"):
             PlaySession(core, [None, make_agent("random", core)], ["a", "b"], seed=seed)
+
+
+def test_clients_that_hang_up_leave_no_traceback(capfd):
+    """A closed tab mid-answer is normal: the server stays quiet and keeps serving."""
+    server = serve(_session("yinyang"), "t", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", port)) as c:
+                c.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, unread
+        time.sleep(0.5)
+        assert _request(port, "GET", "/state")[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err
