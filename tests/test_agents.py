@@ -66,7 +66,7 @@ def test_greedy_beats_random_clearly(game):
 def test_match_split_by_start_names_the_seat():
     """Game 0 has agent A in the first seat, game 1 in the second: by_start reports each where it belongs."""
     from yyenvs.agents.match import pair_seeds, play_games, seat_pattern
-    core = make_core("koi", board_size=5, directions=4)
+    core = make_core("koi", board_size=5, directions=4, win_fry=14)
     for seed in range(6):
         a, b = GreedyAgent(core, 0), RandomAgent(core, 1)
         r = play_match(core, a, b, 2, seed=seed)

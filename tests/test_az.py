@@ -227,7 +227,8 @@ def test_same_state_same_search_in_any_batch(rollout_weight):
     for i in (0, 3):
         alone = search.run(state.take([i]))
         assert alone.action[0] == whole.action[i]
-        np.testing.assert_allclose(alone.policy[0], whole.policy[i], rtol=1e-6, atol=1e-7)
+        # float32 products differ in the last bits with the batch's shape (torch picks its kernels by size)
+        np.testing.assert_allclose(alone.policy[0], whole.policy[i], rtol=1e-5, atol=1e-6)
     again = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5,
                          rollout_weight=rollout_weight).run(state.take([4, 2, 0]))
     np.testing.assert_array_equal(again.action, whole.action[[4, 2, 0]])
@@ -459,7 +460,7 @@ def test_eval_sample_reaches_every_policy_played_without_search(tmp_path):
     from yyenvs.agents import pretrained_path
     from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
     from yyenvs.agents.pvnet import network_description
-    core = make_core("koi", board_size=9, directions=8)
+    core = make_core("koi", board_size=9, directions=8, win_fry=14)
     meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
             "num_timesteps": 0, "algo": "GumbelAZ"}
     write_checkpoint(tmp_path / "net", policy_tensors(random_network(core)), meta)
@@ -788,7 +789,7 @@ def test_trainer_resumes_and_its_network_plays(tmp_path):
     mask = core.legal_action_mask(state)
     assert mask[np.arange(3), small.act(state, mask)].all()
     with pytest.raises(OptionError, match="other options"):
-        make_agent(f"az:{final}:3", make_core("koi"))
+        make_agent(f"az:{final}:3", make_core("koi", board_size=9))
 
 
 def test_az_spec_refuses_what_is_not_a_search_network(tmp_path):

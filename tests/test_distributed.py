@@ -15,7 +15,7 @@ ray = pytest.importorskip("ray")
 
 def test_ray_evaluation_gives_the_local_table(tmp_path):
     from training.evaluate import main
-    args = ["random", "greedy", "mcts:4", "--game", "koi", "-o", "board_size=5", "-o", "directions=4",
+    args = ["random", "greedy", "mcts:4", "--game", "koi", "-o", "board_size=5", "-o", "directions=4", "-o", "win_fry=14",
             "--games", "6", "--seed", "3"]
     assert main(args + ["--out", str(tmp_path / "local")]) == 0
     try:

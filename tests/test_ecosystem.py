@@ -12,7 +12,7 @@ import pytest
 import yyenvs
 from yyenvs.games import make_core
 
-GAMES = {"koi": {"board_size": 5, "directions": 4}, "yoxii": {}, "yinyang": {"num_players": 3}}
+GAMES = {"koi": {"board_size": 5, "directions": 4, "win_fry": 14}, "yoxii": {}, "yinyang": {"num_players": 3}}
 
 
 def replay(game: str, options: dict, aec, actions: list[int]):
@@ -79,7 +79,7 @@ def test_tianshou_collector_runs_masked_random_policies():
     from tianshou.env import DummyVectorEnv, PettingZooEnv
 
     def make():
-        return PettingZooEnv(yyenvs.koi_v0.env(board_size=5, directions=4))
+        return PettingZooEnv(yyenvs.koi_v1.env(board_size=5, win_fry=14))
     env = make()
     policy = MultiAgentPolicy({agent: Random(env.action_space).policy for agent in env.agents})
     collector = Collector(policy, DummyVectorEnv([make, make]), VectorReplayBuffer(4000, 2))

@@ -19,7 +19,7 @@ from yyenvs.agents import RandomAgent, make_agent
 from yyenvs.envs.aec import aec_factories
 from yyenvs.core.contract import IllegalActionError, OpponentError, OptionError, show
 from yyenvs.envs.vector import GameVectorEnv
-from yyenvs.games import GAMES, make_core
+from yyenvs.games import GAMES, game_spec, make_core
 
 # each case: (game id, options); explicit chance runs every env check as well (the envs draw the outcomes)
 VARIANTS = {"yoxii": ("yoxii", {}), "koi": ("koi", {}), "yinyang": ("yinyang", {"num_players": 2}),
@@ -271,8 +271,10 @@ def option_ok(game, name, v):
         return False
     if game == "yinyang":
         return 1 <= x <= 4
-    return {"board_size": 5 <= x <= 19 and x % 2 == 1, "directions": x in (4, 8),
-            "win_fry": 14 <= x <= 70, "max_plies": 1 <= x <= 2**31 - 1}[name]
+    defaults = game_spec("koi").defaults  # win_fry is at most the free points: N * N - 11
+    return {"board_size": 5 <= x <= 19 and x % 2 == 1 and x * x - 11 >= defaults["win_fry"],
+            "directions": x in (4, 8), "win_fry": 14 <= x <= defaults["board_size"] ** 2 - 11,
+            "max_plies": 1 <= x <= 2**31 - 1}[name]
 
 
 OPTIONS = [("yoxii", "action_features"), ("yinyang", "num_players")] + [
@@ -282,7 +284,7 @@ OPTIONS = [("yoxii", "action_features"), ("yinyang", "num_players")] + [
 @pytest.mark.parametrize("game, name", OPTIONS)
 @settings(SETTINGS, max_examples=50)
 @given(value=st.one_of(
-    st.sampled_from([True, False, 1, 4, 5, 8, 9, 14, 70, 71, 400, 2**31 - 1, 2**31, 2**63, 2**64,
+    st.sampled_from([True, False, 1, 4, 5, 7, 8, 9, 14, 38, 39, 70, 71, 400, 2**31 - 1, 2**31, 2**63, 2**64,
                      np.int64(9), np.float64(9.0), 9.5, math.nan, math.inf]),
     st.integers(-3, 30), junk))
 @example(value=2**31 - 1)  # the bounds always run, whatever is drawn
@@ -771,7 +773,7 @@ def test_a_state_of_another_core_is_refused_before_any_kernel():
         with pytest.raises(ValueError, match="state field rewards has shape"):
             call()
     assert_unchanged(before, state)
-    small, big = make_core("koi", board_size=5), make_core("koi", board_size=19)
+    small, big = make_core("koi", board_size=5, win_fry=14), make_core("koi", board_size=19)
     koi5 = small.init(np.arange(3))
     for call in (lambda: big.legal_action_mask(koi5), lambda: big.observe(koi5, 0),
                  lambda: big.heuristic(koi5, 0), lambda: big.count_moves(koi5, 0),

@@ -14,7 +14,7 @@ import pytest
 
 from yyenvs.core.contract import IllegalActionError, OptionError
 from yyenvs.games import make_core
-from yyenvs.games.koi.core import KoiCore
+from yyenvs.games.koi.core import KoiCore as _KoiCore
 from yyenvs.games.koi.rules import (
     NUM_PLANES,
     TAIJI,
@@ -57,12 +57,26 @@ def fry_consistent(state):
             and np.array_equal(state.fry[:, 1], (state.board == YANG_FRY).sum(1)))
 
 
+# The worked examples of the spec are on the 9 x 9, 8-direction, 14-fry pond (environment version 0's
+# defaults): the cores below start from those options, whatever today's defaults are.
+V0 = _KoiCore.spec.defaults_of(0)
+
+
+def KoiCore(**options):  # noqa: N802 -- stands in for the class in every example
+    return _KoiCore(**{**V0, **options})
+
+
 C7 = KoiCore(board_size=7)
 
 # -- spec 7: options ----------------------------------------------------------------
 
 
 def test_defaults_and_sizes():
+    assert _KoiCore().options == {"board_size": 7, "directions": 4, "quick_start": False,
+                                  "win_fry": 16, "max_plies": 400}
+    assert _KoiCore().num_actions == 49 + 20 and _KoiCore().observation_shape == (7, 7, NUM_PLANES)
+    with pytest.raises(OptionError, match=r"pond of board_size=5\), got 16 \(the default\): give win_fry=14"):
+        _KoiCore(board_size=5)  # the default target does not fit the smallest pond
     core = KoiCore()
     assert core.options == {"board_size": 9, "directions": 8, "quick_start": False,
                             "win_fry": 14, "max_plies": 400}
@@ -70,10 +84,10 @@ def test_defaults_and_sizes():
     assert core.observation_shape == (9, 9, NUM_PLANES)
     assert core.max_game_length == 400
     assert core.player_names() == ["yin", "yang"]
-    assert KoiCore.spec.id == "koi" and KoiCore.spec.pettingzoo_module == "koi_v0"
+    assert _KoiCore.spec.id == "koi" and _KoiCore.spec.pettingzoo_module == "koi_v1"
     c4 = KoiCore(board_size=5, directions=4)
     assert c4.num_actions == 25 + 20
-    assert isinstance(make_core("koi", board_size=7), KoiCore)
+    assert isinstance(make_core("koi", board_size=7), _KoiCore)
     assert KoiCore(board_size=np.int64(11)).board_size == 11
     assert KoiCore(quick_start=np.bool_(True)).quick_start is True
 

@@ -14,7 +14,7 @@ from yyenvs.games import GAMES, make_core  # noqa: E402
 
 NAMES = {  # a small variant of each game, and Yin Yang at every player count
     "yoxii": ["yyenvs_yoxii"],
-    "koi": ["yyenvs_koi(board_size=7,directions=4)", "yyenvs_koi(board_size=5,directions=8,quick_start=True)"],
+    "koi": ["yyenvs_koi(board_size=7,directions=4)", "yyenvs_koi(board_size=5,directions=8,quick_start=True,win_fry=14)"],
     "yinyang": [f"yyenvs_yinyang(num_players={n})" for n in (1, 2, 3, 4)],
 }
 ALL = [name for names in NAMES.values() for name in names]
@@ -117,7 +117,7 @@ def test_hidden_missions_stay_hidden_in_observations():
     assert a.observation_string(0) != a.observation_string(1)
 
 
-@pytest.mark.parametrize("name", ["yyenvs_koi(board_size=5,directions=4)", "yyenvs_yinyang(num_players=2)"])
+@pytest.mark.parametrize("name", ["yyenvs_koi(board_size=5,directions=4,win_fry=14)", "yyenvs_yinyang(num_players=2)"])
 def test_openspiels_python_mcts_bot_plays(name):
     from open_spiel.python.algorithms import mcts
     game = pyspiel.load_game(name)
@@ -148,7 +148,7 @@ def test_openspiels_evaluation_tools_play_whole_games():
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
 
 
-@pytest.mark.parametrize("name, config", [("yyenvs_koi", {"board_size": 5, "directions": 4}), ("yyenvs_yoxii", None),
+@pytest.mark.parametrize("name, config", [("yyenvs_koi", {"board_size": 5, "directions": 4, "win_fry": 14}), ("yyenvs_yoxii", None),
                                           ("yyenvs_yinyang", {"num_players": 3})])
 def test_shimmy_wraps_them_as_pettingzoo_envs_that_pass_api_test(name, config):
     """By name and config: Shimmy's reset loads the game again by its name and that config."""

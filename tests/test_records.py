@@ -72,9 +72,9 @@ def test_a_record_of_another_game_version_or_options_is_refused(tmp_path):
     core, path, obj = _koi_record(tmp_path)
     with pytest.raises(RecordError, match="a game of 'koi', not 'yoxii'"):
         load_record(path, make_core("yoxii"))
-    with pytest.raises(RecordError, match=r"board_size: record 9 vs 7"):
-        load_record(path, make_core("koi", board_size=7))
-    with pytest.raises(RecordError, match="version 7; this yyenvs plays version 0"):
+    with pytest.raises(RecordError, match=r"board_size: record 7 vs 9"):
+        load_record(path, make_core("koi", board_size=9))
+    with pytest.raises(RecordError, match="version 7; this yyenvs plays version 1"):
         load_record(_write(tmp_path, {**obj, "game_version": 7}))
     with pytest.raises(RecordError, match="'chess', which yyenvs does not have"):
         load_record(_write(tmp_path, {**obj, "game": "chess"}))
@@ -297,4 +297,4 @@ def test_bad_position_texts_are_refused_by_name():
         with pytest.raises(RecordError, match=message):
             read_position(text)
     with pytest.raises(RecordError, match="not of koi with"):
-        read_position(good, make_core("koi", board_size=7))
+        read_position(good, make_core("koi", board_size=9))

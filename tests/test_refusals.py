@@ -21,7 +21,7 @@ INT_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uin
 @pytest.mark.parametrize("dtype", INT_DTYPES)
 def test_zero_d_integer_arrays_are_actions_at_every_layer(dtype):
     """``np.array(3)`` is what SB3's ``predict`` returns for one observation."""
-    env = gym.make("yyenvs/Koi-v0")
+    env = gym.make("yyenvs/Koi-v1")
     _, info = env.reset(seed=0)
     a = np.array(int(np.flatnonzero(info["action_mask"])[0]), dtype)
     assert a.ndim == 0 and (env.action_space.contains(a) or dtype is np.uint64)  # Discrete refuses uint64

@@ -15,7 +15,10 @@ from yyenvs.agents import make_agent
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.agents.solver import prove
 from yyenvs.core.contract import CHANCE_PLAYER
-from yyenvs.games import make_core
+from yyenvs.games import game_spec, make_core
+
+# positions chosen on the 9 x 9, 8-direction pond (Koi-v0's defaults)
+KOI_V0 = game_spec("koi").earlier_defaults[0]
 
 
 def reference(core, s, depth):
@@ -61,8 +64,9 @@ def greedy_positions(core, n, plies, seed=0):
     return state.take(np.flatnonzero(~state.done))
 
 
-@pytest.mark.parametrize("game,options,plies,depth", [("koi", {}, 12, 3), ("koi", {"directions": 4}, 12, 3),
-                                                      ("koi", {}, 13, 4),
+@pytest.mark.parametrize("game,options,plies,depth", [("koi", KOI_V0, 12, 3),
+                                                      ("koi", {**KOI_V0, "directions": 4}, 12, 3),
+                                                      ("koi", KOI_V0, 13, 4),
                                                       ("yoxii", {}, 18, 2)])
 def test_proof_agrees_with_a_plain_recursive_search(game, options, plies, depth):
     core = make_core(game, **options)
@@ -101,7 +105,7 @@ def test_proof_agrees_with_a_plain_recursive_search(game, options, plies, depth)
 
 
 def test_proof_is_the_same_in_any_batch_and_any_chunk(monkeypatch):
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots = greedy_positions(core, 8, 13)
     whole = prove(core, roots, budget=5000)
     assert whole.known.any() and (whole.stepped <= 5000).all() and whole.stepped.max() > 0
@@ -115,7 +119,7 @@ def test_proof_is_the_same_in_any_batch_and_any_chunk(monkeypatch):
 
 
 def test_budget_bounds_the_positions_stepped():
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots = greedy_positions(core, 8, 12)
     legal = core.legal_action_mask(roots).sum(axis=1)
     assert not prove(core, roots, budget=0).known.any()
@@ -154,7 +158,7 @@ def test_back_up_takes_the_shortest_win_and_holds_out_longest_in_a_loss():
 
 def test_a_proven_root_stops_the_proof():
     """Where the mover wins at once, one level is all a proof steps, whatever its budget."""
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots = greedy_positions(core, 64, 14)
     proof = prove(core, roots, budget=10**6)
     legal = core.legal_action_mask(roots)
@@ -203,7 +207,7 @@ def _network_favouring(core, actions, weight):
 
 
 def test_solve_budget_plays_a_proven_win_the_network_does_not_see():
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots, known, result, plies = _positions_with(
         core, lambda k, mine, legal, _: (k & (mine >= 1)).any() and (legal & ~(k & (mine >= 1))).sum() >= 4)
     for r in range(min(roots.batch_size, 4)):
@@ -222,7 +226,7 @@ def test_solve_budget_plays_a_proven_win_the_network_does_not_see():
 
 
 def test_solve_budget_never_plays_a_proven_loss_while_another_move_is_left():
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots, known, result, _ = _positions_with(
         core, lambda k, mine, legal, _: (k & (mine <= -1)).any() and (legal & ~(k & (mine <= -1))).any()
         and not (k & (mine >= 1)).any())
@@ -315,7 +319,7 @@ def test_loss_odds_agree_with_a_plain_recursive_search(game, plies, budget, dept
 
 
 def test_loss_odds_refuses_what_it_cannot_search():
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots = greedy_positions(core, 4, 12)
     with pytest.raises(ValueError, match="single row"):
         solver.loss_odds(core, roots, 100)
@@ -340,7 +344,7 @@ def test_loss_odds_refuses_what_it_cannot_search():
 def test_solve_budget_plays_the_move_an_erring_opponent_least_often_wins_after_where_every_move_is_lost():
     """Lost whatever it plays, the search plays a move of least chance of losing against an
     opponent that picks uniformly (an opponent that errs has the most ways to), then the longest."""
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots, known, result, plies = _positions_with(
         core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all(), plies=13)
     checked = 0
@@ -360,7 +364,7 @@ def test_solve_budget_plays_the_move_an_erring_opponent_least_often_wins_after_w
 
 def test_solve_budget_holds_out_longest_among_moves_of_equal_chance(monkeypatch):
     """Where the chances tie, the longest of the lost games is played."""
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots, known, result, plies = _positions_with(
         core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all()
         and np.unique(plies[legal]).size > 1, plies=13)
@@ -396,7 +400,7 @@ def test_solve_budget_searches_a_game_with_chance():
 def test_solve_budget_with_find_wins_keeps_both_rules():
     """With the check for wins at once as well, a win at once is still played (valued as the
     win) and a proven loss is still never played while another move is left."""
-    core = make_core("koi")
+    core = make_core("koi", **KOI_V0)
     roots, known, result, plies = _positions_with(
         core, lambda k, mine, legal, plies: (k & (mine >= 1) & (plies == 1)).any(), plies=14)
     s, m = roots.take([0]), int(roots.current_player[0])

@@ -2,7 +2,8 @@
 
 ``import yyenvs`` registers ``gym.make("yyenvs/Yoxii-v0")`` (and Koi, YinYang)
 and the PettingZoo ids ``yyenvs/yoxii-v0`` etc.  The PettingZoo modules are
-``yyenvs.yoxii_v0``, ``yyenvs.koi_v0`` and ``yyenvs.yinyang_v1``.
+``yyenvs.yoxii_v0``, ``yyenvs.koi_v1`` and ``yyenvs.yinyang_v1`` (and ``yyenvs.koi_v0``,
+Koi's earlier defaults).
 """
 from __future__ import annotations
 
@@ -16,13 +17,13 @@ from yyenvs.games import GAMES, game_spec, load_record, make_core, read_position
 
 __version__ = "0.1.0"
 __all__ = ["BatchState", "CHANCE_PLAYER", "GAMES", "GameCore", "GameSpec", "IllegalActionError", "OpponentError",
-           "Option", "OptionError", "RecordError", "game_spec", "load_record", "make_core", "read_position", "yoxii_v0", "koi_v0",
+           "Option", "OptionError", "RecordError", "game_spec", "load_record", "make_core", "read_position", "yoxii_v0", "koi_v0", "koi_v1",
            "yinyang_v1"]
 
 register_all()
 
 
 def __getattr__(name):  # lazy PettingZoo modules: ``from yyenvs import yoxii_v0``
-    if name in {spec.pettingzoo_module for spec in GAMES.values()}:
+    if name in {spec.pettingzoo_module_of(v) for spec in GAMES.values() for v in spec.versions}:
         return importlib.import_module(f"yyenvs.{name}")
     raise AttributeError(f"module 'yyenvs' has no attribute {name!r}")

@@ -24,16 +24,23 @@ PRETRAINED = "pretrained"
 
 
 def pretrained_path(core: GameCore) -> str:
-    """The packaged policy for ``core``: ``agents/pretrained/<game>-<players>p.safetensors``,
-    else ``<game>.safetensors``; OptionError listing what ships when there is none."""
+    """The packaged policy for ``core``: the file ``agents/pretrained/<game>*.safetensors`` trained
+    on ``core``'s player count and rule options (``koi.safetensors`` for Koi's defaults,
+    ``koi-v0.safetensors`` for Koi-v0's, ``yinyang-3p.safetensors``); OptionError listing what
+    ships when none is."""
     from importlib import resources
+
+    from yyenvs.agents.checkpoint import read_metadata
     folder = resources.files("yyenvs.agents").joinpath("pretrained")
-    for name in (f"{core.name}-{core.num_players}p.safetensors", f"{core.name}.safetensors"):
-        if folder.joinpath(name).is_file():
+    files = sorted(p.name for p in folder.iterdir() if p.name.startswith(core.name)
+                   and p.name.endswith(".safetensors")) if folder.is_dir() else []
+    want = {o.name: core.options[o.name] for o in core.spec.options if o.rules}
+    for name in files:
+        meta = read_metadata(os.fspath(folder.joinpath(name)))
+        if all(meta["options"].get(k) == v for k, v in want.items()):
             return os.fspath(folder.joinpath(name))
-    shipped = sorted(p.name for p in folder.iterdir() if p.name.endswith(".safetensors")) if folder.is_dir() else []
-    raise OptionError(f"no pretrained agent ships for {core.name} with {core.num_players} player(s); "
-                      f"the package has {shipped}")
+    raise OptionError(f"no pretrained agent ships for {core.name} with {core.num_players} player(s) and "
+                      f"options {want}; the package has {files or 'none'} for {core.name}")
 
 
 def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):

@@ -273,7 +273,7 @@ def check_compatible(meta: dict, core: GameCore, what: str = "checkpoint") -> No
     want = game_metadata(core)
     if meta["game"] != want["game"]:
         raise CheckpointError(f"{what} was trained on game {meta['game']!r}, not {core.name!r}")
-    if meta["game_version"] != want["game_version"]:
+    if not core.spec.reads_version(meta["game_version"]):  # an earlier version with today's rules loads
         raise CheckpointError(f"{what} was trained on {core.name} version {meta['game_version']}; "
                               f"this package has version {want['game_version']}")
     if meta["options"] != want["options"]:

@@ -270,7 +270,7 @@ def check_record(record: GameRecord, core: GameCore) -> None:
     """RecordError unless ``record`` is a game of ``core``: same game, version and options."""
     if record.game != core.name:
         raise RecordError(f"the record is a game of {record.game!r}, not {core.name!r}")
-    if record.game_version != core.spec.version:
+    if not core.spec.reads_version(record.game_version):  # an earlier version with today's rules replays
         raise RecordError(f"the record is of {record.game} version {record.game_version}; this yyenvs "
                           f"plays version {core.spec.version}, whose rules may differ")
     want = json_options(core)

@@ -107,6 +107,10 @@ class GameSpec:
     #: the board's edges wrap on both axes (a torus, as Koi's pond): a network's convolutions over
     #: the observation planes then pad circularly
     board_wraps: bool = False
+    #: earlier environment versions that are still registered, each with the option defaults it had
+    #: that differ from today's.  Only for versions whose rules are today's: their records and
+    #: checkpoints hold every option, so they load as they are.
+    earlier_defaults: Mapping[int, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
         if self.symmetry not in ("", "D4"):
@@ -116,21 +120,47 @@ class GameSpec:
             raise ValueError(f"{self.id}: an option is declared twice")
         for v in self.variants:
             self.check_options(v)
+        for version, changed in self.earlier_defaults.items():
+            if not 0 <= version < self.version:
+                raise ValueError(f"{self.id}: earlier version {version} is not below {self.version}")
+            self.check_options(changed)
+
+    @property
+    def versions(self) -> tuple[int, ...]:
+        """Every registered environment version, today's first."""
+        return (self.version, *sorted(self.earlier_defaults, reverse=True))
+
+    def reads_version(self, version: int) -> bool:
+        """Whether records and checkpoints of ``version`` play under today's rules."""
+        return version in self.versions
+
+    def defaults_of(self, version: int) -> dict[str, Any]:
+        """The option defaults of environment ``version``."""
+        return {**self.defaults, **self.earlier_defaults.get(version, {})}
 
     @property
     def gym_id(self) -> str:
-        """The Gymnasium id, e.g. ``"yyenvs/Koi-v0"``."""
-        return f"yyenvs/{self.title.replace('Yin Yang ', '').replace(' ', '')}-v{self.version}"
+        """The Gymnasium id, e.g. ``"yyenvs/Koi-v1"``."""
+        return self.gym_id_of(self.version)
+
+    def gym_id_of(self, version: int) -> str:
+        return f"yyenvs/{self.title.replace('Yin Yang ', '').replace(' ', '')}-v{version}"
 
     @property
     def pettingzoo_module(self) -> str:
-        """The PettingZoo-style module under ``yyenvs``, e.g. ``"koi_v0"``."""
-        return f"{self.id}_v{self.version}"
+        """The PettingZoo-style module under ``yyenvs``, e.g. ``"koi_v1"``."""
+        return self.pettingzoo_module_of(self.version)
+
+    def pettingzoo_module_of(self, version: int) -> str:
+        return f"{self.id}_v{version}"
 
     @property
     def pettingzoo_id(self) -> str:
-        """The id in PettingZoo's registry, e.g. ``"yyenvs/koi-v0"``."""
-        return f"yyenvs/{self.id}-v{self.version}"
+        """The id in PettingZoo's registry, e.g. ``"yyenvs/koi-v1"``."""
+        return self.pettingzoo_id_of(self.version)
+
+    def pettingzoo_id_of(self, version: int) -> str:
+        return f"yyenvs/{self.id}-v{version}"
 
     @property
     def defaults(self) -> dict[str, Any]:

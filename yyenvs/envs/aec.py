@@ -19,7 +19,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from yyenvs.core.errors import IllegalActionError, show
+from yyenvs.core.errors import IllegalActionError, OptionError, show
 from yyenvs.core.rng import check_seed, derive_seeds, fresh_seed
 from yyenvs.envs.learner import reset_options
 from yyenvs.envs.rendering import Renderer, check_render_mode
@@ -35,6 +35,7 @@ class GameAECEnv(AECEnv, EzPickle):
     """
 
     game: str = ""
+    defaults: dict = {}  # option defaults of an earlier environment version (see aec_factories)
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "name": "",
                 "is_parallelizable": False, "render_fps": 2}
 
@@ -42,7 +43,7 @@ class GameAECEnv(AECEnv, EzPickle):
         EzPickle.__init__(self, render_mode=render_mode, **options)
         super().__init__()
         check_render_mode(render_mode)
-        self.core = make_core(self.game, **options)
+        self.core = make_core(self.game, **{**self.defaults, **options})
         self._renderer = Renderer(self.core, render_mode)
         self.render_mode = render_mode
         # "<name>_<seat>" is the form PettingZoo's api_test asks for
@@ -190,11 +191,17 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
 
 @functools.cache
-def aec_factories(game: str):
-    """``(raw_env, env)`` for the thin PettingZoo-style module of ``game``."""
-    env_name = game_spec(game).pettingzoo_module
+def aec_factories(game: str, version: int | None = None):
+    """``(raw_env, env)`` for the thin PettingZoo-style module of ``game`` at environment ``version``
+    (default: today's; an earlier one keeps the option defaults it had)."""
+    spec = game_spec(game)
+    version = spec.version if version is None else version
+    if version not in spec.versions:
+        raise OptionError(f"{game} has environment versions {list(spec.versions)}, not {version}")
+    env_name = spec.pettingzoo_module_of(version)
     raw_env = type("raw_env", (GameAECEnv,), {
         "game": game,
+        "defaults": dict(spec.earlier_defaults.get(version, {})),
         "metadata": {**GameAECEnv.metadata, "name": env_name},
         "__module__": f"yyenvs.{env_name}",
         "__qualname__": "raw_env",

@@ -13,19 +13,26 @@ from yyenvs.games import GAMES
 
 
 def register_all() -> None:
+    """Today's version of every game, and the earlier versions its spec still serves (their defaults)."""
     for game, spec in GAMES.items():
-        if spec.gym_id not in gymnasium.registry:
-            gymnasium.register(
-                id=spec.gym_id,
-                entry_point="yyenvs.envs.gym_env:GameEnv",
-                vector_entry_point="yyenvs.envs.vector:GameVectorEnv",
-                max_episode_steps=spec.max_game_length,
-                kwargs={"game": game},
-            )
-        try:
-            import pettingzoo
-        except ImportError:  # pragma: no cover
-            continue
-        if hasattr(pettingzoo, "register") and spec.pettingzoo_id not in pettingzoo.aec_registry:
-            pettingzoo.register("aec", spec.pettingzoo_id,
-                                entry_point=f"yyenvs.{spec.pettingzoo_module}:env")
+        for version in spec.versions:
+            _register(game, spec, version)
+
+
+def _register(game: str, spec, version: int) -> None:
+    earlier = dict(spec.earlier_defaults.get(version, {}))
+    if spec.gym_id_of(version) not in gymnasium.registry:
+        gymnasium.register(
+            id=spec.gym_id_of(version),
+            entry_point="yyenvs.envs.gym_env:GameEnv",
+            vector_entry_point="yyenvs.envs.vector:GameVectorEnv",
+            max_episode_steps=spec.max_game_length,
+            kwargs={"game": game, **earlier},
+        )
+    try:
+        import pettingzoo
+    except ImportError:  # pragma: no cover
+        return
+    if hasattr(pettingzoo, "register") and spec.pettingzoo_id_of(version) not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", spec.pettingzoo_id_of(version),
+                            entry_point=f"yyenvs.{spec.pettingzoo_module_of(version)}:env")

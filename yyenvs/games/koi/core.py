@@ -57,9 +57,10 @@ class KoiCore(GameCore):
         n, d, w, m = o["board_size"], o["directions"], o["win_fry"], o["max_plies"]
         most = n * n - 1 - 2 * NUM_KOI
         if w > most:
+            hint = f" (the default): give win_fry={most}" if w == self.spec.defaults["win_fry"] else ""
             raise OptionError(
                 f"koi: option win_fry must be an integer from 14 to {most} (the free points of a "
-                f"{n}x{n} board), got {show(w)}")
+                f"pond of board_size={n}), got {show(w)}{hint}")
         self.board_size = n
         self.num_points = n * n
         self.num_dirs = d

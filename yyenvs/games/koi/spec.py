@@ -1,21 +1,26 @@
 """The declared facts of Yin Yang Koi (rules in ``seeds/koi.md``).
+
+Version 1 changed the defaults of ``board_size``, ``directions`` and ``win_fry`` (9, 8 and 14 in
+version 0, still registered with them); the rules are version 0's.  Why: ``yyenvs/koi_v1.py``.
 """
 from yyenvs.core.spec import GameSpec, Option
 
 PLY_MAX = 2**31 - 1  # the largest ply an int32 holds
 
 SPEC = GameSpec(
-    id="koi", title="Yin Yang Koi", version=0, core="yyenvs.games.koi.core:KoiCore",
+    id="koi", title="Yin Yang Koi", version=1, core="yyenvs.games.koi.core:KoiCore",
     players=(2, 2), chance=False, symmetry="D4", board_wraps=True, max_game_length=400,
     options=(
-        Option("board_size", "int", 9, "points per side of the square pond", low=5, high=19, odd=True),
-        Option("directions", "choice", 8, "the directions a koi swims in", choices=(8, 4)),
+        Option("board_size", "int", 7, "points per side of the square pond", low=5, high=19, odd=True),
+        Option("directions", "choice", 4, "the directions a koi swims in", choices=(8, 4)),
         Option("quick_start", "bool", False, "start with the koi already placed (no set-up phase)"),
-        Option("win_fry", "int", 14, "fry on the board that win the game (at most the free points)",
+        Option("win_fry", "int", 16, "fry on the board that win the game (at most the free points: "
+               "a 5 x 5 pond needs win_fry=14)",
                low=14, high=19 * 19 - 11),
         Option("max_plies", "int", 400, "plies after which the game is truncated (ply is int32)",
                low=1, high=PLY_MAX),
     ),
-    variants=({}, {"board_size": 7, "directions": 4}),
+    variants=({}, {"board_size": 9, "directions": 8, "win_fry": 14}),
+    earlier_defaults={0: {"board_size": 9, "directions": 8, "win_fry": 14}},
     doc="swim koi on a wrapping pond, leaving fry; the first to enough fry wins",
 )
