@@ -175,10 +175,10 @@ def test_vector_env_is_batch_size_independent_and_autoresets(game, mode):
             obs, r, term, trunc, info = vec.step(acts)
             first_obs.append(obs[0].copy())
             rewards.append(r[0])
-            if "_episode" in info:
-                finals += int(info["_episode"].sum())
+            if info["_game"].any():
+                finals += int(info["_game"].sum())
                 assert ("_final_obs" in info) == (mode == "same_step")
-                assert (np.abs(info["episode"]["outcome"][info["_episode"]]) <= 1).all()
+                assert (np.abs(info["game"]["outcome"][info["_game"]]) <= 1).all()
         return np.array(first_obs), np.array(rewards), finals
 
     o1, r1, _ = run(1)
@@ -195,9 +195,9 @@ def test_vector_env_gives_each_seat_its_own_reward():
     for _ in range(40):
         acts = vec.action_masks().argmax(1)  # the first legal action (0 for a game that is over)
         _, r, term, trunc, info = vec.step(acts)
-        if "_episode" in info:
-            ep = info["episode"]
-            for i in np.flatnonzero(info["_episode"]):
+        if info["_game"].any():
+            ep = info["game"]
+            for i in np.flatnonzero(info["_game"]):
                 total[int(ep["learner_seat"][i])].append(float(r[i]))
                 # the learner's reward is its own seat's result
                 assert r[i] == ep["outcome"][i]
@@ -272,7 +272,7 @@ def test_reset_learner_seat_holds_for_the_games_reset_starts(game):
     _, info = vec.reset(seed=0, options={"learner_seat": 0})
     assert info["learner_seat"].tolist() == [0] * 4
     _, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
-    assert (term | trunc).all() and info["episode"]["learner_seat"].tolist() == [0] * 4
+    assert (term | trunc).all() and info["game"]["learner_seat"].tolist() == [0] * 4
     assert vec.batch.learner_seat.tolist() == [1] * 4  # the autoreset games
     _, info = vec.reset()
     assert info["learner_seat"].tolist() == [1] * 4
@@ -280,14 +280,26 @@ def test_reset_learner_seat_holds_for_the_games_reset_starts(game):
         vec.reset(options={"seat": 0})
 
 
+def _wrappers(env):
+    while isinstance(env, gym.Wrapper):
+        yield env
+        env = env.env
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_registration_sets_max_episode_steps_and_the_vector_env_truncates(game):
     from yyenvs.envs.vector import GameVectorEnv
     spec = GAMES[game]
     assert gym.make(gym_id(game)).spec.max_episode_steps == spec.max_game_length
-    assert gym.spec(gym_id(game)).max_episode_steps == spec.max_game_length
     vec = gym.make_vec(gym_id(game), num_envs=2, vectorization_mode="vector_entry_point")
     assert vec.unwrapped.max_episode_steps == spec.max_game_length
+    if any(o.name == "max_plies" for o in spec.options):  # the limit follows the game's own cap
+        made = gym.make(gym_id(game), max_plies=5000)
+        assert made.spec.max_episode_steps == 5000 == made.unwrapped.core.max_game_length
+        assert not any(isinstance(w, gym.wrappers.TimeLimit) for w in _wrappers(made))
+        vec = gym.make_vec(gym_id(game), num_envs=2, vectorization_mode="vector_entry_point", max_plies=5000)
+        assert vec.unwrapped.max_episode_steps == 5000
+    assert gym.make(gym_id(game), max_episode_steps=7).spec.max_episode_steps == 7  # a limit given wins
     # a small limit: games still running after 3 learner steps are truncated and restart
     n, limit = 6, 3
     short = gym.make_vec(gym_id(game), num_envs=n, vectorization_mode="vector_entry_point",
@@ -308,8 +320,8 @@ def test_registration_sets_max_episode_steps_and_the_vector_env_truncates(game):
     cut = ~term_f & ~trunc_f & ~ended  # running on without the limit
     assert cut.any()
     assert np.array_equal(trunc_s, trunc_f | cut) and np.array_equal(term_s, term_f)
-    assert info["_final_obs"][cut].all() and info["_episode"][cut].all()
-    assert (info["episode"]["l"][cut] == limit).all()
+    assert info["_final_obs"][cut].all() and info["_game"][cut].all()
+    assert (info["game"]["l"][cut] == limit).all()
     for i in np.flatnonzero(cut):
         assert np.array_equal(info["final_obs"][i], obs_f[i])  # the last observation of the cut game
     assert (short.batch.state.ply[cut] < free.batch.state.ply[cut]).all()  # a new game started
@@ -348,7 +360,7 @@ def test_the_vector_env_speaks_to_its_opponent_through_the_protocol():
     assert rec.calls[0] == ("start", [0, 1, 2]) and rec.calls[1] == ("move", [0, 1, 2])
     vec.step(vec.action_masks().argmax(1))
     _, _, _, _, info = vec.step(vec.action_masks().argmax(1))
-    assert info["episode"]["opponent"].tolist() == ["opp0", "opp1", "opp2"]
+    assert info["game"]["opponent"].tolist() == ["opp0", "opp1", "opp2"]
     ends = [k for k, c in enumerate(rec.calls) if c[0] == "end"]
     assert ends and rec.calls[ends[0] + 1][0] == "start"  # the results first, then the new games
     # any agent or callable is wrapped; an Opponent is taken as it is
@@ -357,7 +369,7 @@ def test_the_vector_env_speaks_to_its_opponent_through_the_protocol():
     vec = GameVectorEnv("yoxii", num_envs=2, opponent="greedy", max_episode_steps=1)
     vec.reset(seed=0)
     _, _, _, _, info = vec.step(vec.action_masks().argmax(1))
-    assert info["episode"]["opponent"].tolist() == ["greedy", "greedy"]
+    assert info["game"]["opponent"].tolist() == ["greedy", "greedy"]
 
 
 def test_imports_never_run_up_the_layers():

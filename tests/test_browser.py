@@ -209,6 +209,53 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
         server.server_close()
 
 
+CENTRE_HITS = """
+const out = [];
+for (const el of document.querySelectorAll('#board [data-target].legal')) {
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const got = hit && hit.closest('[data-target]');
+  out.push([el.dataset.target, got ? got.dataset.target : (hit ? hit.tagName : null)]);
+}
+return out;
+"""
+
+
+@pytest.mark.parametrize("game,options", GAMES + [("yinyang", {"num_players": 4})])
+def test_the_centre_of_every_legal_target_takes_the_click(browser, tmp_path, game, options):
+    """A click at the centre of every drawn legal target reaches that target, whatever is drawn on
+    it (a koi's number, a city's goods or a neighbour's name), through the first moves of a game."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    core = make_core(game, **options)
+    session, server, url = _serve(core, "random", tmp_path, human_seat=0)
+    try:
+        browser.get(url)
+        for turn in range(8):  # Koi: five placements, then swims (a koi's number drawn on it)
+            plies = int(_wait(browser, "return document.body.dataset.plies"))
+            if browser.execute_script("return document.body.dataset.over") == "1":
+                break
+            hits = browser.execute_script(CENTRE_HITS)
+            if not hits:  # a decision with nothing to point at (a Yin Yang card or a pass): by name
+                assert turn > 0, "no legal move is drawn on the board at the start"
+                browser.find_elements(By.CSS_SELECTOR, "#legal button")[0].click()
+                _wait(browser, f"return +document.body.dataset.plies > {plies}")
+                continue
+            missed = [(want, got) for want, got in hits if want != got]
+            assert not missed, f"{len(missed)} of {len(hits)} targets ignore a click on their centre: {missed[:5]}"
+            # a real mouse click on the centre of one of them plays it (or offers its moves)
+            el = browser.find_elements(By.CSS_SELECTOR, "#board [data-target].legal")[turn % len(hits)]
+            ActionChains(browser).move_to_element(el).click().perform()
+            _wait(browser, f"return +document.body.dataset.plies > {plies} || "
+                           "document.getElementById('message').textContent.includes('pick one')")
+            if int(browser.execute_script("return document.body.dataset.plies")) == plies:
+                browser.find_elements(By.CSS_SELECTOR, "#legal button")[0].click()
+                _wait(browser, f"return +document.body.dataset.plies > {plies}")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_hostile_names_in_a_record_stay_text(browser, tmp_path):
     """Names are data: a placeholder, markup or a comment opener in a player's name shows as text."""
     from selenium.webdriver.common.by import By

@@ -194,7 +194,7 @@ def crafted_zip(tmp_path, core, name="evil"):
     from sb3_contrib import MaskablePPO
     from yyenvs.agents.network import FastMaskablePolicy
     from training.pool import OpponentPool
-    from training.sb3_vec import LearnerVecEnv
+    from yyenvs.integrations.sb3 import LearnerVecEnv
     env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, baselines=["random"]))
     model = MaskablePPO(FastMaskablePolicy, env, n_steps=4, batch_size=4, policy_kwargs={"net_arch": [8]},
                         device="cpu")

@@ -49,6 +49,20 @@ def test_torchrl_pettingzoo_wrapper_plays_legal_games(game):
     np.testing.assert_array_equal(final, returns)
 
 
+def test_torchrl_gymenv_builds_from_the_id():
+    """TorchRL's ``GymEnv`` probes the constructor with ``frameskip`` and carries on after a
+    ``TypeError`` naming the unexpected keyword; an unknown option is one (and an OptionError)."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymEnv
+    from yyenvs.core.errors import OptionError
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'") as caught:
+        make_core("koi", frameskip=4)
+    assert isinstance(caught.value, OptionError)
+    env = GymEnv(yyenvs.GAMES["koi"].gym_id, categorical_action_encoding=True)
+    td = env.rollout(5)  # unmasked random actions: an illegal one ends the game, so it may stop early
+    assert 1 <= td.batch_size[0] <= 5 and env.observation_spec["observation"].shape == (7, 7, 14)
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_tianshou_pettingzoo_env_plays_legal_games(game):
     pytest.importorskip("tianshou")

@@ -20,7 +20,9 @@ from yyenvs.envs.vector import GameVectorEnv
 from yyenvs.games import GAMES
 
 OPTIONS = {"yoxii": {}, "koi": {"board_size": 7, "directions": 4}, "yinyang": {"num_players": 2}}
-MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
+         "disabled": AutoresetMode.DISABLED}
+INFO_KEYS = {"action_mask", "learner_seat", "game", "_game"}
 
 
 def pick(mask: np.ndarray, t: int) -> int:
@@ -52,8 +54,47 @@ def test_vector_env_resets_as_gymnasiums_own_vector_env(game, mode):
         if mode == "same_step" and term_r[0]:
             assert info_o["_final_obs"][0] and np.array_equal(info_r["final_obs"][0], info_o["final_obs"][0])
         episodes += int(term_o[0] or trunc_o[0])
-        assert ("final_obs" in info_o) == (mode == "same_step" and bool((term_o | trunc_o).any()))
+        final = mode == "same_step" and bool((term_o | trunc_o).any())  # as Gymnasium: only where a game ended
+        assert set(info_o) == INFO_KEYS | ({"final_obs", "_final_obs"} if final else set()), t
+        assert (info_o["_game"] == (term_o | trunc_o)).all(), t
+        if mode == "disabled" and (term_o | trunc_o).any():
+            if term_r[0] or trunc_r[0]:
+                obs_r, info_r = ref.reset(options={"reset_mask": np.array([True])})
+            obs_o, info_o = ours.reset(options={"reset_mask": term_o | trunc_o})
+            assert set(info_o) == INFO_KEYS and np.array_equal(obs_r[0], obs_o[0]), t
     assert episodes >= 2
+
+
+def test_disabled_mode_refuses_to_step_a_finished_game_until_its_reset():
+    vec = GameVectorEnv("yoxii", num_envs=3, max_episode_steps=2, autoreset_mode="disabled")
+    vec.reset(seed=4)
+    with pytest.raises(ValueError, match="reset_mask"):
+        vec.reset(options={"reset_mask": [True, False, True]})  # a list, not a bool array
+    with pytest.raises(ValueError, match="seed"):
+        vec.reset(seed=1, options={"reset_mask": np.ones(3, bool)})
+    for _ in range(2):
+        _, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
+    assert trunc.all() and (info["game"]["l"] == 2).all() and info["_game"].all()
+    ply = vec.batch.state.ply.copy()
+    with pytest.raises(RuntimeError, match=r"envs \[0, 1, 2\] are over"):
+        vec.step(np.zeros(3, np.int64))
+    assert np.array_equal(vec.batch.state.ply, ply)  # refused: nothing moved
+    obs, info = vec.reset(options={"reset_mask": np.array([True, False, False])})
+    assert (vec.batch.state.ply[1:] == ply[1:]).all() and vec.batch.state.ply[0] < ply[0]
+    assert vec.batch.state.seed[0] == derive_seeds(4, np.zeros(1, np.uint64), 1)[0]  # env 0's next game
+    with pytest.raises(RuntimeError, match=r"envs \[1, 2\] are over"):
+        vec.step(np.zeros(3, np.int64))
+
+
+def test_gymnasiums_episode_statistics_wrapper_works_on_top():
+    """CleanRL wraps vector envs in RecordEpisodeStatistics, which writes ``info["episode"]`` itself."""
+    from gymnasium.wrappers.vector import RecordEpisodeStatistics
+    vec = RecordEpisodeStatistics(GameVectorEnv("yoxii", num_envs=2, max_episode_steps=3))
+    vec.reset(seed=0)
+    for _ in range(3):
+        _, _, _, trunc, info = vec.step(vec.unwrapped.action_masks().argmax(1))
+    assert trunc.all() and (info["episode"]["l"] == 3).all() and info["_episode"].all()
+    assert (info["game"]["l"] == 3).all()
 
 
 def test_next_step_ignores_the_action_of_the_step_after_the_end():
@@ -62,13 +103,13 @@ def test_next_step_ignores_the_action_of_the_step_after_the_end():
     vec.reset(seed=3)
     for _ in range(2):
         obs, reward, term, trunc, info = vec.step(vec.action_masks().argmax(1))
-    assert trunc.all() and "episode" in info and "final_obs" not in info
+    assert trunc.all() and info["_game"].all() and "final_obs" not in info
     ply, seeds = vec.batch.state.ply.copy(), vec.batch.state.seed.copy()
     with pytest.raises(IllegalActionError, match="nan"):  # refused before anything restarts
         vec.step(np.array([0.0, np.nan]))
     assert np.array_equal(vec.batch.state.seed, seeds)
     obs, reward, term, trunc, info = vec.step(np.array([0, 0]))  # action 0 is illegal at a game's start
-    assert not (term | trunc).any() and (reward == 0).all() and "episode" not in info
+    assert not (term | trunc).any() and (reward == 0).all() and not info["_game"].any()
     assert (vec.batch.state.ply < ply).all()  # new games, their learner still to move
     assert vec.batch.state.seed.tolist() == derive_seeds(3, np.arange(2, dtype=np.uint64), 1).tolist()
     assert (vec.batch.state.current_player == vec.batch.learner_seat).all()
@@ -77,7 +118,7 @@ def test_next_step_ignores_the_action_of_the_step_after_the_end():
     _, _, term, trunc, _ = vec.step(vec.action_masks().argmax(1))  # the restart step is not a learner step
     assert not (term | trunc).any()
     _, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
-    assert trunc.all() and (info["episode"]["l"] == 2).all()
+    assert trunc.all() and (info["game"]["l"] == 2).all()
 
 
 @pytest.mark.parametrize("game", list(OPTIONS))
@@ -97,6 +138,8 @@ def test_dict_observation_carries_the_mask(game):
             assert vec.observation_space.contains(obs)
             assert np.array_equal(obs["action_mask"], vec.action_masks())
             obs, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
+            if mode == "disabled" and (term | trunc).any():
+                obs, info = vec.reset(options={"reset_mask": term | trunc})
             if "final_obs" in info:
                 for i in np.flatnonzero(info["_final_obs"]):
                     assert vec.single_observation_space.contains(info["final_obs"][i])
@@ -104,7 +147,7 @@ def test_dict_observation_carries_the_mask(game):
     assert isinstance(made.observation_space, gym.spaces.Dict)
 
 
-@pytest.mark.parametrize("bad", ["disabled", AutoresetMode.DISABLED, "later", 1, None])
+@pytest.mark.parametrize("bad", ["later", 1, None, "DISABLED_"])
 def test_bad_autoreset_modes_are_refused_by_name(bad):
     with pytest.raises(OptionError, match="autoreset_mode"):
         GameVectorEnv("yoxii", autoreset_mode=bad)

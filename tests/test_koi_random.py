@@ -20,7 +20,7 @@ CONFIGS = [
     dict(board_size=9, directions=4, quick_start=True),
     dict(board_size=7, directions=8, quick_start=True),
     dict(board_size=5, directions=4, win_fry=14),
-    dict(board_size=5, directions=8, quick_start=True, win_fry=14),
+    dict(board_size=5, directions=8, quick_start=True, quick_layout="row", win_fry=14),
     dict(board_size=11, directions=8, win_fry=20),
 ]
 VEC8 = [(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)]

@@ -22,6 +22,7 @@ from yyenvs.games.koi.rules import (
     YANG_KOI,
     YIN_FRY,
     YIN_KOI,
+    SPREAD_OFFSETS,
     quick_start_points,
 )
 
@@ -73,13 +74,13 @@ C7 = KoiCore(board_size=7)
 
 def test_defaults_and_sizes():
     assert _KoiCore().options == {"board_size": 7, "directions": 4, "quick_start": False,
-                                  "win_fry": 16, "max_plies": 400}
+                                  "quick_layout": "spread", "win_fry": 16, "max_plies": 400}
     assert _KoiCore().num_actions == 49 + 20 and _KoiCore().observation_shape == (7, 7, NUM_PLANES)
     with pytest.raises(OptionError, match=r"pond of board_size=5\), got 16 \(the default\): give win_fry=14"):
         _KoiCore(board_size=5)  # the default target does not fit the smallest pond
     core = KoiCore()
     assert core.options == {"board_size": 9, "directions": 8, "quick_start": False,
-                            "win_fry": 14, "max_plies": 400}
+                            "quick_layout": "row", "win_fry": 14, "max_plies": 400}
     assert core.num_actions == 81 + 40 and core.num_players == 2
     assert core.observation_shape == (9, 9, NUM_PLANES)
     assert core.max_game_length == 400
@@ -184,8 +185,8 @@ def test_setup_koi_slots_follow_placement_order():
 # -- spec 3.2: quick start ---------------------------------------------------------------
 
 @pytest.mark.parametrize("n", range(5, 20, 2))
-def test_quick_start_layouts(n):
-    yin, yang = quick_start_points(n)
+def test_quick_start_row_layouts(n):
+    yin, yang = quick_start_points(n, "row")
     taiji = (n // 2) * n + n // 2
     assert len(set(yin + yang)) == 10 and taiji not in yin + yang
     assert all(p // n == n // 2 - 2 for p in yin)
@@ -201,6 +202,48 @@ def test_quick_start_layouts(n):
         assert (s.board[0] == YIN_KOI).sum() == 5 and (s.board[0] == YANG_KOI).sum() == 5
         assert s.board[0, taiji] == TAIJI
         assert "koi2 S" in legal(core, s)  # spec 3.2: Yin always has a first move
+
+
+@pytest.mark.parametrize("n", range(7, 20, 2))
+def test_quick_start_spread_layouts(n):
+    yin, yang = quick_start_points(n, "spread")
+    c = n // 2
+    assert [divmod(p, n) for p in yin] == [(c + dr, c + dc) for dr, dc in SPREAD_OFFSETS]
+    assert len(set(yin + yang)) == 10 and c * n + c not in yin + yang
+    assert yang == [n * n - 1 - p for p in yin]  # the half-turn image, koi by koi
+    s = _KoiCore(board_size=n, quick_start=True).init(np.array([0]))
+    assert list(s.koi[0, 0]) == yin and list(s.koi[0, 1]) == yang and s.phase[0] == 1
+
+
+def test_spread_layout_needs_a_7x7_pond():
+    with pytest.raises(OptionError, match="quick_layout 'spread' needs board_size 7 or more, got board_size=5; "
+                                          "give quick_layout='row'"):
+        _KoiCore(board_size=5, win_fry=14, quick_start=True)
+    assert _KoiCore(board_size=5, win_fry=14).quick_layout == "spread"  # no quick start: no layout needed
+    assert _KoiCore(board_size=5, win_fry=14, quick_start=True, quick_layout="row").quick_start
+
+
+def forces_win(core, state, seat: int, plies: int) -> bool:
+    """Whether ``seat`` wins by force within ``plies`` plies of one-row ``state`` (plain AND-OR search)."""
+    if state.terminated[0]:
+        return bool(state.rewards[0, seat] > 0)
+    if plies == 0:
+        return False
+    actions = np.flatnonzero(core.legal_action_mask(state)[0])
+    children = state.take(np.zeros(actions.size, np.int64))
+    core.step(children, actions)
+    results = (forces_win(core, children.take(np.array([i])), seat, plies - 1) for i in range(actions.size))
+    return any(results) if state.current_player[0] == seat else all(results)
+
+
+def test_default_quick_start_is_no_forced_win_within_four_swims_of_yin():
+    """The spread layout on the default pond: neither family forces a win within Yin's first four
+    swims (7 plies for Yin, 8 for Yang); the version 0 row layout there is a forced win for Yang."""
+    core = _KoiCore(quick_start=True)
+    root = core.init(np.array([0]))
+    assert not forces_win(core, root, 0, 7) and not forces_win(core, root, 1, 8)
+    row = _KoiCore(quick_start=True, quick_layout="row")
+    assert forces_win(row, row.init(np.array([0])), 1, 6)
 
 
 def test_quick_start_9x9_picture_and_4dir_moves():

@@ -14,7 +14,7 @@ from yyenvs.games import GAMES, make_core  # noqa: E402
 
 NAMES = {  # a small variant of each game, and Yin Yang at every player count
     "yoxii": ["yyenvs_yoxii"],
-    "koi": ["yyenvs_koi(board_size=7,directions=4)", "yyenvs_koi(board_size=5,directions=8,quick_start=True,win_fry=14)"],
+    "koi": ["yyenvs_koi(board_size=7,directions=4)", "yyenvs_koi(board_size=5,directions=8,quick_layout=row,quick_start=True,win_fry=14)"],
     "yinyang": [f"yyenvs_yinyang(num_players={n})" for n in (1, 2, 3, 4)],
 }
 ALL = [name for names in NAMES.values() for name in names]

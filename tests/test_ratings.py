@@ -144,7 +144,7 @@ class LoggingOpponent(Opponent):
 def test_vec_env_rewards_each_seat(game):
     """Replaying every finished game from its seed and moves, the learner's
     episode return equals the core's final reward for the learner's seat."""
-    from training.sb3_vec import LearnerVecEnv
+    from yyenvs.integrations.sb3 import LearnerVecEnv
     core = make_core(game)
     n = 16
     log = {i: [] for i in range(n)}

@@ -269,7 +269,7 @@ def test_reward_shaping_telescopes(game):
     """Potential-based shaping with gamma = 1: an episode's shaped rewards add up
     to its game result minus the potential of its first position, and the
     episode statistics keep the unshaped result."""
-    from training.sb3_vec import LearnerVecEnv
+    from yyenvs.integrations.sb3 import LearnerVecEnv
     from yyenvs.agents import make_agent
     from yyenvs.games import make_core
     core = make_core(game)

@@ -3,7 +3,7 @@
 ``yyenvs train --config configs/yoxii.yaml [KEY=VALUE ...]``
 (or ``python -m training.train ...``).
 
-* The learner plays ``num_envs`` games at once (:class:`training.sb3_vec.LearnerVecEnv`),
+* The learner plays ``num_envs`` games at once (:class:`yyenvs.integrations.sb3.LearnerVecEnv`),
   its seat drawn per game; opponents come from :class:`training.pool.OpponentPool`
   (latest policy, PFSP-sampled snapshots, scripted baselines), each opponent
   computing its moves for all its rows in one call.
@@ -281,7 +281,7 @@ class Trainer(TrainingRun):
                             seed=cfg["seed"], baseline_share=sp["baseline_share"])
 
     def _make_env(self):
-        from training.sb3_vec import LearnerVecEnv
+        from yyenvs.integrations.sb3 import LearnerVecEnv
         p = self.cfg["ppo"]
         return LearnerVecEnv(self.core, self.cfg["num_envs"], self.pool, seed=self.cfg["seed"],
                              shaping=p["reward_shaping"], gamma=p["gamma"])

@@ -68,9 +68,10 @@ def main(argv: list[str] | None = None) -> int:
             core = None
             if given:  # the record's options, with the file options the user gives (never the record's)
                 record = read_record(args.record)
-                paths = {o.name for o in game_spec(record.game).options if o.kind == "path"}
-                core = make_core(record.game, **{**{k: v for k, v in record.options.items() if k not in paths},
-                                                 **given})
+                spec = game_spec(record.game)
+                paths = {o.name for o in spec.options if o.kind == "path"}
+                options = spec.options_of(record.game_version, record.options)
+                core = make_core(record.game, **{**{k: v for k, v in options.items() if k not in paths}, **given})
             record, core = load_record(args.record, core)
         page = replay_page(core, record)
     except (OptionError, RecordError) as e:

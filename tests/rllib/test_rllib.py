@@ -38,7 +38,7 @@ def test_vector_env_path_trains_and_records_every_transition(local_ray):
         episodes = [e for e in sampled[0] if e.is_done]
         assert len(episodes) >= 20
         for e in episodes:
-            assert len(e) == e.get_infos(-1)["episode"]["l"]  # the learner steps of that game
+            assert len(e) == e.get_infos(-1)["game"]["l"]  # the learner steps of that game
             mask = np.asarray(e.get_observations()["action_mask"])[:-1]  # before each action
             assert mask[np.arange(len(e)), np.asarray(e.get_actions())].all()  # masked: legal moves only
     finally:

@@ -34,10 +34,10 @@ def pretrained_path(core: GameCore) -> str:
     folder = resources.files("yyenvs.agents").joinpath("pretrained")
     files = sorted(p.name for p in folder.iterdir() if p.name.startswith(core.name)
                    and p.name.endswith(".safetensors")) if folder.is_dir() else []
-    want = {o.name: core.options[o.name] for o in core.spec.options if o.rules}
+    want = core.spec.deciding({o.name: core.options[o.name] for o in core.spec.options if o.rules})
     for name in files:
-        meta = read_metadata(os.fspath(folder.joinpath(name)))
-        if all(meta["options"].get(k) == v for k, v in want.items()):
+        meta = core.spec.deciding(read_metadata(os.fspath(folder.joinpath(name)))["options"])
+        if all(meta.get(k) == v for k, v in want.items()):
             return os.fspath(folder.joinpath(name))
     raise OptionError(f"no pretrained agent ships for {core.name} with {core.num_players} player(s) and "
                       f"options {want}; the package has {files or 'none'} for {core.name}")

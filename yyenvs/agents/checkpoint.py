@@ -34,6 +34,7 @@ import numpy as np
 from yyenvs.agents.base import Agent
 from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.files import unique_keys
+from yyenvs.games import GAMES
 
 FORMAT = "yyenvs-checkpoint-2"
 SUFFIX = ".safetensors"
@@ -276,11 +277,12 @@ def check_compatible(meta: dict, core: GameCore, what: str = "checkpoint") -> No
     if not core.spec.reads_version(meta["game_version"]):  # an earlier version with today's rules loads
         raise CheckpointError(f"{what} was trained on {core.name} version {meta['game_version']}; "
                               f"this package has version {want['game_version']}")
-    if meta["options"] != want["options"]:
-        keys = sorted(set(want["options"]) | set(meta["options"]))
-        details = ", ".join(f"{k}: checkpoint {meta['options'].get(k, '<unset>')!r} vs requested "
-                            f"{want['options'].get(k, '<unset>')!r}" for k in keys
-                            if meta["options"].get(k, "<unset>") != want["options"].get(k, "<unset>"))
+    given, wanted = core.spec.deciding(meta["options"]), core.spec.deciding(want["options"])
+    if given != wanted:
+        keys = sorted(set(wanted) | set(given))
+        details = ", ".join(f"{k}: checkpoint {given.get(k, '<unset>')!r} vs requested "
+                            f"{wanted.get(k, '<unset>')!r}" for k in keys
+                            if given.get(k, "<unset>") != wanted.get(k, "<unset>"))
         raise CheckpointError(f"{what} was trained on {core.name} with other options ({details})")
     if meta["observation_shape"] != want["observation_shape"] or meta["num_actions"] != want["num_actions"]:
         raise CheckpointError(
@@ -386,6 +388,8 @@ def read_metadata(path, core: GameCore | None = None) -> dict:
     except (ValueError, RecursionError) as e:
         raise CorruptCheckpointError(f"{what}: its metadata is not valid JSON: {str(e)[:100]}") from None
     check_metadata(meta, what)
+    if meta["game"] in GAMES:  # options added after the checkpoint's version: that version's defaults
+        meta["options"] = GAMES[meta["game"]].options_of(meta["game_version"], meta["options"])
     if core is not None:
         check_compatible(meta, core, what)
     meta["path"] = path

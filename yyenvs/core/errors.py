@@ -14,6 +14,11 @@ class OptionError(ValueError):
     """A game option with a bad name or value."""
 
 
+class UnknownOptionError(OptionError, TypeError):
+    """A keyword that is no option of the game: also a ``TypeError``, as Python's own "unexpected
+    keyword argument" is, which libraries that probe keywords (TorchRL's ``GymEnv``) catch."""
+
+
 class NetworkError(OptionError):
     """A network description that does not fit the game (or asks for what cannot be built)."""
 

@@ -273,11 +273,12 @@ def check_record(record: GameRecord, core: GameCore) -> None:
     if not core.spec.reads_version(record.game_version):  # an earlier version with today's rules replays
         raise RecordError(f"the record is of {record.game} version {record.game_version}; this yyenvs "
                           f"plays version {core.spec.version}, whose rules may differ")
-    want = json_options(core)
-    if record.options != want:
-        diff = ", ".join(f"{k}: record {record.options.get(k, '<unset>')!r} vs {want.get(k, '<unset>')!r}"
-                         for k in sorted(set(want) | set(record.options))
-                         if record.options.get(k, "<unset>") != want.get(k, "<unset>"))
+    want = core.spec.deciding(json_options(core))
+    given = core.spec.deciding(core.spec.options_of(record.game_version, record.options))  # later options: defaults
+    if given != want:
+        diff = ", ".join(f"{k}: record {given.get(k, '<unset>')!r} vs {want.get(k, '<unset>')!r}"
+                         for k in sorted(set(want) | set(given))
+                         if given.get(k, "<unset>") != want.get(k, "<unset>"))
         raise RecordError(f"the record was played with other {record.game} options ({diff})")
     if len(record.players) != core.num_players:
         raise RecordError(f"the record names {len(record.players)} players; the game has {core.num_players}")

@@ -15,6 +15,7 @@ import numpy as np
 Color = tuple  # (r, g, b) integers 0-255
 
 ANCHORS = {"start": "l", "middle": "m", "end": "r"}  # SVG text-anchor -> Pillow anchor column
+PASS_CLICKS = ' pointer-events="none"'  # on every shape that is no click target
 
 
 def _hex(color) -> str:
@@ -64,6 +65,8 @@ class Scene:
                 paint += f' stroke="{_hex(stroke)}" stroke-width="{_num(sw)}"'
             if target is not None:
                 paint += f' data-target="{escape(str(target))}"'
+            else:  # drawn over a target (a koi's number, a city's goods): let the click through to it
+                paint += PASS_CLICKS
             if kind == "rect":
                 x, y, w, h = g
                 out.append(f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{_num(h)}"{paint}/>')
@@ -75,7 +78,7 @@ class Scene:
             elif kind == "line":
                 x1, y1, x2, y2 = g
                 out.append(f'<line x1="{_num(x1)}" y1="{_num(y1)}" x2="{_num(x2)}" y2="{_num(y2)}" '
-                           f'stroke="{_hex(stroke)}" stroke-width="{_num(sw)}" stroke-linecap="round"/>')
+                           f'stroke="{_hex(stroke)}" stroke-width="{_num(sw)}" stroke-linecap="round"{PASS_CLICKS}/>')
             else:
                 x, y, text, size, anchor, bold = g
                 weight = ' font-weight="bold"' if bold else ""
@@ -83,7 +86,7 @@ class Scene:
                         if stroke is not None else "")
                 out.append(f'<text x="{_num(x)}" y="{_num(y)}" font-size="{_num(size)}" '
                            f'text-anchor="{anchor}" dominant-baseline="central"{weight}{halo} '
-                           f'fill="{_hex(fill)}">{escape(text)}</text>')
+                           f'fill="{_hex(fill)}"{PASS_CLICKS}>{escape(text)}</text>')
         out.append("</svg>")
         return "\n".join(out)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from yyenvs.core.errors import OptionError, show
+from yyenvs.core.errors import OptionError, UnknownOptionError, show
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +44,9 @@ class Option:
     #: False for an option that changes only what a player observes or is rewarded, never the
     #: states and moves: a policy trained with another value still plays the same game
     rules: bool = True
+    #: ``(option, value)``: this option matters only while that option has that value (Koi's
+    #: ``quick_layout`` only with ``quick_start=True``); files that differ in it otherwise agree
+    only_if: tuple | None = None
 
     def __post_init__(self):
         if self.kind not in ("bool", "int", "choice", "path"):
@@ -138,6 +141,19 @@ class GameSpec:
         """The option defaults of environment ``version``."""
         return {**self.defaults, **self.earlier_defaults.get(version, {})}
 
+    def deciding(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` less those that do not matter beside the others (:attr:`Option.only_if`):
+        what two records or checkpoints must agree on to be of the same game."""
+        by_name = {o.name: o for o in self.options}
+        return {k: v for k, v in options.items()
+                if k not in by_name or by_name[k].only_if is None
+                or options.get(by_name[k].only_if[0]) == by_name[k].only_if[1]}
+
+    def options_of(self, version: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` as a record or checkpoint of ``version`` gives them, with the options it does
+        not name (added in a later version) at that version's defaults."""
+        return {**{k: v for k, v in self.defaults_of(version).items() if k not in options}, **options}
+
     @property
     def gym_id(self) -> str:
         """The Gymnasium id, e.g. ``"yyenvs/Koi-v1"``."""
@@ -177,7 +193,7 @@ class GameSpec:
         if unknown:
             near = difflib.get_close_matches(str(unknown[0]), list(by_name), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise OptionError(f"{self.id}: unknown option {show(unknown[0])}{hint}; "
-                              f"allowed: {sorted(by_name)}")
+            raise UnknownOptionError(f"{self.id}: unknown option {show(unknown[0])}{hint} (unexpected keyword "
+                                     f"argument {unknown[0]!r}); allowed: {sorted(by_name)}")
         return {o.name: o.check(options[o.name], self.id) if o.name in options else o.default
                 for o in self.options}

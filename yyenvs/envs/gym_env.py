@@ -10,6 +10,8 @@ classic games, for libraries that want the mask inside the observation.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 
@@ -47,6 +49,20 @@ class GameEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
+    _spec = None
+
+    @property
+    def spec(self):
+        """Gymnasium's record of how this env was made; unless a limit was given, its
+        ``max_episode_steps`` is the game's own cap at these options (``max_plies`` moves it), where
+        the core truncates the game itself, so no ``TimeLimit`` is registered to cut it shorter."""
+        if self._spec is None or self._spec.max_episode_steps is not None:
+            return self._spec
+        return dataclasses.replace(self._spec, max_episode_steps=self.core.max_game_length)
+
+    @spec.setter
+    def spec(self, value):
+        self._spec = value
 
     def __init__(self, game: str, opponent="random", learner_seat="random",
                  render_mode: str | None = None, dict_observation: bool = False, **options):

@@ -1,8 +1,10 @@
 """Registers every game of the registry with Gymnasium and PettingZoo (done by ``import yyenvs``).
 
 Gymnasium: each spec's ``gym_id`` (e.g. ``yyenvs/Yoxii-v0``), with a
-``vector_entry_point`` and ``max_episode_steps`` from the game's longest game
-at its default options.  PettingZoo (1.27+ has a registry): each spec's
+``vector_entry_point`` and no ``max_episode_steps`` of its own: every core
+truncates its games at its own cap (``max_plies`` where a game has it), and the
+made env's ``spec.max_episode_steps`` reports that cap for the options given.
+PettingZoo (1.27+ has a registry): each spec's
 ``pettingzoo_id`` (e.g. ``yyenvs/yoxii-v0``) for ``pettingzoo.make("aec", ...)``.
 """
 from __future__ import annotations
@@ -26,7 +28,6 @@ def _register(game: str, spec, version: int) -> None:
             id=spec.gym_id_of(version),
             entry_point="yyenvs.envs.gym_env:GameEnv",
             vector_entry_point="yyenvs.envs.vector:GameVectorEnv",
-            max_episode_steps=spec.max_game_length,
             kwargs={"game": game, **earlier},
         )
     try:

@@ -10,6 +10,16 @@ finished game restarts as Gymnasium's ``autoreset_mode`` says:
 * ``"same_step"``: the step that ends a game returns the new game's first
   observation, and ``infos["final_obs"]`` / ``infos["_final_obs"]`` hold the
   last observation of the finished one (what stable-baselines3 expects).
+* ``"disabled"``: a finished game waits for ``reset(options={"reset_mask": m})``,
+  which starts new games in the envs where ``m`` is True (what TorchRL prefers);
+  stepping an env whose game is over is refused until then.
+
+Every step's ``infos`` has the same keys: ``action_mask``, ``learner_seat``,
+``game`` (per env: return ``r``, length ``l``, ``outcome``, ``illegal_action``,
+``learner_seat``, ``opponent``) and ``_game`` (the envs whose game ended at this
+step); in same-step mode ``final_obs`` and ``_final_obs`` join them on the steps where a game
+ends, as in Gymnasium's own vector envs.  ``episode`` is
+left to Gymnasium's ``RecordEpisodeStatistics``, which writes that key itself.
 
 ``action_masks()`` returns the (N, num_actions) legal-action mask (all False
 for a game that is over); with ``dict_observation=True`` each observation is a
@@ -21,9 +31,8 @@ raise as in :class:`~yyenvs.envs.gym_env.GameEnv`; after an
 game of seed ``derive_seeds(s, i, k)`` whatever the number of envs.
 ``reset(options={"learner_seat": ...})`` means what it means for the Gymnasium
 env: the seat of the games that reset starts; games started later by autoreset
-take the constructor's ``learner_seat``.  With ``max_episode_steps`` (set by the
-registration from the game's spec) a game still running after that many
-learner steps is truncated and restarts.
+take the constructor's ``learner_seat``.  With ``max_episode_steps`` a game still
+running after that many learner steps is truncated and restarts.
 """
 from __future__ import annotations
 
@@ -34,12 +43,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from yyenvs.agents import make_agent
 from yyenvs.core.errors import OpponentError, OptionError, show
 from yyenvs.core.rng import check_seed, fresh_seed
-from yyenvs.envs.learner import LearnerBatch
+from yyenvs.envs.learner import RESET_OPTIONS, LearnerBatch, reset_options
 from yyenvs.envs.rendering import check_render_mode
 from yyenvs.envs.spaces import action_space, check_flag, observation_space, with_mask
 from yyenvs.games import make_core
 
-AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
+                   "disabled": AutoresetMode.DISABLED}
 
 
 def check_autoreset_mode(mode) -> AutoresetMode:
@@ -59,7 +69,7 @@ def check_autoreset_mode(mode) -> AutoresetMode:
 class GameVectorEnv(VectorEnv):
     """``num_envs`` games of ``game`` for one learner (see :class:`GameEnv` for arguments).
 
-    ``max_episode_steps``: learner steps after which a game is truncated (None: never).
+    ``max_episode_steps``: learner steps after which a game is truncated (None: the game's own cap).
     ``autoreset_mode``: ``"next_step"`` (default) or ``"same_step"``, see above; it is
     also ``metadata["autoreset_mode"]``.  ``dict_observation``: observations as
     ``{"observation": ..., "action_mask": ...}``.
@@ -79,9 +89,10 @@ class GameVectorEnv(VectorEnv):
                 and max_episode_steps >= 1):
             raise OptionError(f"max_episode_steps must be a positive integer or None, "
                               f"got {show(max_episode_steps)}")
-        # learner steps after which a game is truncated (Gymnasium's TimeLimit, batched)
-        self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
         self.core = make_core(game, **options)
+        # learner steps after which a game is truncated (Gymnasium's TimeLimit, batched); by default the
+        # game's own cap at these options, where the core truncates it anyway
+        self.max_episode_steps = self.core.max_game_length if max_episode_steps is None else int(max_episode_steps)
         self.render_mode = render_mode
         self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
         self.num_envs = self.batch.num_envs
@@ -94,25 +105,48 @@ class GameVectorEnv(VectorEnv):
         self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self.lengths = np.zeros(self.num_envs, dtype=np.int64)
         self._restart = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: games over, restarting next step
+        self._over = np.zeros(self.num_envs, dtype=bool)  # DISABLED: games over, waiting for a reset
         self._seeded = False
         self._needs_reset = True
 
     def reset(self, *, seed=None, options=None):
         seed = check_seed(seed)  # numpy integers too; Gymnasium takes Python ints only
+        options = reset_options(options, RESET_OPTIONS + ("reset_mask",))
+        rows = self._reset_rows(options.pop("reset_mask", None), seed)
         seat = self.batch.reset_seat(options)  # for the games this reset starts only
+        if rows is not None:  # a partial reset: the other envs play on
+            self._needs_reset = True  # until the opponents have moved (they may raise OpponentError)
+            reward = self.batch.reset_rows(rows, seat)
+            self._needs_reset = False
+            self._carry[rows] = reward[rows]
+            for flags in (self.returns, self.lengths, self._restart, self._over):
+                flags[rows] = 0
+            return self._observe(), self._infos(None)
         if seed is not None or not self._seeded:
             self._np_random, _ = gym.utils.seeding.np_random(seed)
             self.batch.seed(fresh_seed() if seed is None else seed)
             self._seeded = True
         self._needs_reset = True  # until the opponents have moved (they may raise OpponentError)
-        obs, mask = self.batch.reset(seat)
+        self.batch.reset(seat)
         self._needs_reset = False
-        self.returns[:] = 0
-        self._carry[:] = 0
-        self.lengths[:] = 0
-        self._restart[:] = False
-        return (with_mask(obs, mask, self.dict_observation),
-                {"action_mask": mask.copy(), "learner_seat": self.batch.learner_seat.copy()})
+        for flags in (self.returns, self._carry, self.lengths, self._restart, self._over):
+            flags[:] = 0
+        return self._observe(), self._infos(None)
+
+    def _reset_rows(self, mask, seed):
+        """The envs a ``reset_mask`` names (None: reset them all), checked as Gymnasium checks it."""
+        if mask is None:
+            return None
+        if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (self.num_envs,)):
+            raise ValueError(f"reset_mask must be a bool numpy array of shape ({self.num_envs},), "
+                             f"got {show(mask)}")
+        if seed is not None:
+            raise ValueError("reset_mask restarts envs on the current master seed; give a seed to a full "
+                             "reset (without reset_mask) instead")
+        if self._needs_reset:
+            raise RuntimeError("call reset() without reset_mask first (a reset_mask restarts some envs of "
+                               "a running batch)")
+        return np.flatnonzero(mask)
 
     def step(self, actions):
         if self._needs_reset:
@@ -125,6 +159,9 @@ class GameVectorEnv(VectorEnv):
 
     def _step(self, actions):
         same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
+        if self._over.any():
+            raise RuntimeError(f"the games of envs {np.flatnonzero(self._over).tolist()} are over: restart "
+                               "them with reset(options={'reset_mask': ...}) first (autoreset_mode='disabled')")
         restart = np.flatnonzero(self._restart)  # NEXT_STEP: these envs' actions are ignored
         skip, carry = None, None
         if restart.size:
@@ -138,37 +175,53 @@ class GameVectorEnv(VectorEnv):
         self.returns += reward
         self.lengths += 1
         self.lengths[restart] = 0
-        if self.max_episode_steps is not None:
-            truncated = truncated | ((self.lengths >= self.max_episode_steps) & ~terminated)
+        truncated = truncated | ((self.lengths >= self.max_episode_steps) & ~terminated)
         done = np.flatnonzero(terminated | truncated)
-        infos: dict = {}
+        infos = self._infos(done)
+        if same_step and done.size:  # only then, as Gymnasium's own vector envs (TorchRL relies on it)
+            infos["final_obs"] = np.empty(self.num_envs, dtype=object)
+            infos["_final_obs"] = infos["_game"].copy()
+            last = self.batch.core.observe(self.batch.state.take(done), self.batch.learner_seat[done])
+            masks = self.batch.action_masks()[done]
+            for k, i in enumerate(done):
+                infos["final_obs"][i] = with_mask(last[k], masks[k], self.dict_observation)
         if done.size:
-            flag = np.zeros(self.num_envs, dtype=bool)
-            flag[done] = True
-            if same_step:
-                final_obs = np.empty(self.num_envs, dtype=object)
-                last = self.batch.core.observe(self.batch.state.take(done), self.batch.learner_seat[done])
-                masks = self.batch.action_masks()[done]
-                for k, i in enumerate(done):
-                    final_obs[i] = with_mask(last[k], masks[k], self.dict_observation)
-                infos.update({"final_obs": final_obs, "_final_obs": flag})
-            outcome = np.where(illegal, -1.0, np.sign(self.returns))
-            episode = {"r": self.returns.copy(), "l": self.lengths.copy(), "outcome": outcome,
-                       "illegal_action": illegal.copy(), "learner_seat": self.batch.learner_seat.copy()}
-            opponent = self.batch.opponent
-            episode["opponent"] = np.empty(self.num_envs, dtype=object)  # who played each env
-            episode["opponent"][done] = opponent.names(done)
-            opponent.on_episode_end(done, outcome[done], self.batch.learner_seat[done])  # before the restart
-            infos.update({"episode": episode, "_episode": flag})
+            game = infos["game"]
+            game["outcome"][done] = np.where(illegal, -1.0, np.sign(self.returns))[done]
+            game["illegal_action"][done] = illegal[done]
+            names = np.full(self.num_envs, "", dtype=object)
+            names[done] = self.batch.opponent.names(done)
+            game["opponent"] = names.astype(str)  # text, not objects: TorchRL stacks every info array
+            self.batch.opponent.on_episode_end(done, game["outcome"][done], self.batch.learner_seat[done])
             self.returns[done] = 0
             self.lengths[done] = 0
             if same_step:
                 self._carry = self.batch.reset_rows(done)  # belongs to the new game: paid on its first step
-            else:
+                infos["action_mask"] = self.batch.action_masks().copy()
+                infos["learner_seat"] = self.batch.learner_seat.copy()
+            elif self.autoreset_mode is AutoresetMode.NEXT_STEP:
                 self._restart[done] = True
-        mask = self.batch.action_masks()
-        infos["action_mask"] = mask.copy()
-        return with_mask(self.batch.observe(), mask, self.dict_observation), reward, terminated, truncated, infos
+            else:
+                self._over[done] = True
+        return self._observe(), reward, terminated, truncated, infos
+
+    def _observe(self):
+        return with_mask(self.batch.observe(), self.batch.action_masks(), self.dict_observation)
+
+    def _infos(self, done):
+        """The infos of every reset and step, with the same keys each time; ``game`` holds the
+        return and length of the envs in ``done`` (the rest of its fields the caller fills in)."""
+        flag = np.zeros(self.num_envs, dtype=bool)
+        game = {"r": np.zeros(self.num_envs, np.float32), "l": np.zeros(self.num_envs, np.int64),
+                "outcome": np.zeros(self.num_envs), "illegal_action": np.zeros(self.num_envs, bool),
+                "learner_seat": self.batch.learner_seat.copy(),
+                "opponent": np.full(self.num_envs, "")}
+        if done is not None and done.size:
+            flag[done] = True
+            game["r"][done] = self.returns[done]
+            game["l"][done] = self.lengths[done]
+        return {"action_mask": self.batch.action_masks().copy(), "learner_seat": self.batch.learner_seat.copy(),
+                "game": game, "_game": flag}
 
     def action_masks(self) -> np.ndarray:
         return self.batch.action_masks()

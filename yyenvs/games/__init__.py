@@ -52,17 +52,19 @@ def load_record(path, core: GameCore | None = None):
     from yyenvs.core.record import read_record, replay
     record = read_record(path)
     if core is None:
-        core = _named_core("record", record.game, record.options)
+        core = _named_core("record", record.game, record.options, record.game_version)
     replay(core, record)
     return record, core
 
 
-def _named_core(what: str, game: str, options: dict) -> GameCore:
-    """The core that a record or position (``what``) names, or RecordError: the game must be one of
-    ours and the options must fit it; options naming files are never followed from such a text."""
+def _named_core(what: str, game: str, options: dict, version: int) -> GameCore:
+    """The core that a record or position (``what``) of environment ``version`` names, or RecordError:
+    the game must be one of ours and the options must fit it (those it does not name: that version's
+    defaults); options naming files are never followed from such a text."""
     spec = GAMES.get(game)
     if spec is None:
         raise RecordError(f"the {what} is of {game!r}, which yyenvs does not have (it has {sorted(GAMES)})")
+    options = spec.options_of(version, options)
     paths = [o.name for o in spec.options if o.kind == "path" and options.get(o.name) is not None]
     if paths:
         raise RecordError(f"the {what} names a file in option {paths[0]}; build that core yourself "
@@ -80,7 +82,7 @@ def read_position(text: str, core: GameCore | None = None):
     from yyenvs.core.record import json_options, parse_position, position_state
     game, version, options, seed, names = parse_position(text)
     if core is None:
-        core = _named_core("position", game, options)
+        core = _named_core("position", game, options, version)
     if core.name == game and version != core.spec.version:
         raise RecordError(f"the position is of {game} version {version}; this yyenvs plays version "
                           f"{core.spec.version}")

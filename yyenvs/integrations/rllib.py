@@ -165,11 +165,10 @@ def _vector_entry_point(game):
 def register() -> list[str]:
     """Registers :func:`gym_id` of every game with Gymnasium (for RLlib's env runners); returns the ids."""
     ids = []
-    for game, spec in GAMES.items():
+    for game in GAMES:
         name = gym_id(game)
         if name not in gym.registry:
-            gym.register(id=name, vector_entry_point=_vector_entry_point(game),
-                         max_episode_steps=spec.max_game_length, kwargs={})
+            gym.register(id=name, vector_entry_point=_vector_entry_point(game), kwargs={})  # the core's cap
         ids.append(name)
     return ids
 

@@ -29,6 +29,7 @@ from yyenvs.games.koi.rules import (
     heuristic_kernel,
     mask_kernel,
     observe_kernel,
+    SPREAD_MIN_SIZE,
     quick_start_points,
     ray_table,
     step_kernel,
@@ -65,6 +66,10 @@ class KoiCore(GameCore):
         self.num_points = n * n
         self.num_dirs = d
         self.quick_start = o["quick_start"]
+        self.quick_layout = o["quick_layout"]
+        if self.quick_start and self.quick_layout == "spread" and n < SPREAD_MIN_SIZE:
+            raise OptionError(f"koi: quick_layout 'spread' needs board_size {SPREAD_MIN_SIZE} or more, got "
+                              f"board_size={n}; give quick_layout='row'")
         self.win_fry = w
         self.max_plies = m
         self.taiji = (n // 2) * n + n // 2
@@ -107,7 +112,7 @@ class KoiCore(GameCore):
         koi = np.full((b, 2, NUM_KOI), -1, dtype=np.int16)
         phase = np.zeros(b, dtype=np.int8)
         if self.quick_start:
-            yin, yang = quick_start_points(self.board_size)
+            yin, yang = quick_start_points(self.board_size, self.quick_layout)
             koi[:, 0] = yin
             koi[:, 1] = yang
             board[:, yin] = YIN_KOI

@@ -67,14 +67,25 @@ def ray_table(n: int, directions: int) -> np.ndarray:
     return table
 
 
-def quick_start_points(n: int) -> tuple[list[int], list[int]]:
+#: Yin's quick-start koi 0..4 as (row, column) steps from the Taiji in the "spread" layout (spec 3.2);
+#: chosen because neither family wins by force within Yin's first four swims on the 7 x 7 pond
+SPREAD_OFFSETS = ((-2, 1), (-1, 3), (0, -2), (0, 3), (2, 1))
+SPREAD_MIN_SIZE = 7  # the smallest pond the spread layout fits without two koi on one point
+
+
+def quick_start_points(n: int, layout: str = "spread") -> tuple[list[int], list[int]]:
     """The quick-start points of Yin's and Yang's koi 0..4 (spec 3.2).
 
-    Yin: row N//2 - 2, columns k*(N-1)//4.  Yang's koi k: the 180-degree
-    image (N-1-r, N-1-c) of Yin's koi k.
+    ``"spread"``: Yin's koi k at the Taiji plus ``SPREAD_OFFSETS[k]``.  ``"row"`` (environment
+    version 0): Yin in row N//2 - 2, columns k*(N-1)//4.  Yang's koi k: the 180-degree image
+    (N-1-r, N-1-c) of Yin's koi k in both.
     """
-    r = n // 2 - 2
-    yin = [r * n + k * (n - 1) // 4 for k in range(NUM_KOI)]
+    if layout == "spread":
+        c = n // 2
+        yin = [(c + dr) * n + c + dc for dr, dc in SPREAD_OFFSETS]
+    else:
+        r = n // 2 - 2
+        yin = [r * n + k * (n - 1) // 4 for k in range(NUM_KOI)]
     yang = [n * n - 1 - p for p in yin]
     return yin, yang
 

@@ -1,7 +1,8 @@
 """The declared facts of Yin Yang Koi (rules in ``seeds/koi.md``).
 
 Version 1 changed the defaults of ``board_size``, ``directions`` and ``win_fry`` (9, 8 and 14 in
-version 0, still registered with them); the rules are version 0's.  Why: ``yyenvs/koi_v1.py``.
+version 0, still registered with them) and added ``quick_layout`` (version 0's quick start is
+``"row"``); the rules are version 0's.  Why: ``yyenvs/koi_v1.py``.
 """
 from yyenvs.core.spec import GameSpec, Option
 
@@ -14,6 +15,9 @@ SPEC = GameSpec(
         Option("board_size", "int", 7, "points per side of the square pond", low=5, high=19, odd=True),
         Option("directions", "choice", 4, "the directions a koi swims in", choices=(8, 4)),
         Option("quick_start", "bool", False, "start with the koi already placed (no set-up phase)"),
+        Option("quick_layout", "choice", "spread", "where quick_start places the koi: 'spread' around "
+               "the Taiji (a 7 x 7 pond or larger) or 'row' (version 0's)", choices=("spread", "row"),
+               only_if=("quick_start", True)),
         Option("win_fry", "int", 16, "fry on the board that win the game (at most the free points: "
                "a 5 x 5 pond needs win_fry=14)",
                low=14, high=19 * 19 - 11),
@@ -21,6 +25,6 @@ SPEC = GameSpec(
                low=1, high=PLY_MAX),
     ),
     variants=({}, {"board_size": 9, "directions": 8, "win_fry": 14}),
-    earlier_defaults={0: {"board_size": 9, "directions": 8, "win_fry": 14}},
+    earlier_defaults={0: {"board_size": 9, "directions": 8, "win_fry": 14, "quick_layout": "row"}},
     doc="swim koi on a wrapping pond, leaving fry; the first to enough fry wins",
 )

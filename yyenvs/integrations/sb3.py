@@ -1,25 +1,22 @@
-"""A stable-baselines3 ``VecEnv`` face of :class:`yyenvs.envs.vector.GameVectorEnv`.
+"""stable-baselines3's fast path: ``LearnerVecEnv``, an SB3 ``VecEnv`` over the batched vector env
+(``pip install -e ".[train]"`` for stable-baselines3 and sb3-contrib).
 
-The episode logic lives in the vector env; this adapter only translates its
-outputs to SB3's conventions.  All ``num_envs`` games live in one core state;
-one ``step_wait`` applies the learner's actions to every row and then lets the
-opponents move for all rows at once.  Finished games restart in the same step (SB3 semantics): the
-returned observation is the new game's first and
-``infos[i]["terminal_observation"]`` holds the last one.  ``infos[i]["episode"]``
-carries ``r`` (return), ``l`` (length), ``outcome`` (+1/0/-1 for the learner),
-``opponent`` and ``seat``.  ``env_method("action_masks")`` returns one mask
-per env, as sb3-contrib's ``MaskablePPO`` expects.
+``make_vec_env`` over the Gymnasium env steps one game per sub-env in Python; ``LearnerVecEnv``
+keeps all ``num_envs`` games in one core state (:class:`yyenvs.envs.vector.GameVectorEnv`): one
+``step_wait`` applies the learner's actions to every row, then lets the opponents move for all rows
+at once.  Finished games restart in the same step (SB3's semantics): the returned observation is the
+new game's first and ``infos[i]["terminal_observation"]`` holds the last one.  ``infos[i]["episode"]``
+(only where a game ended) carries ``r`` (return), ``l`` (length), ``outcome`` (+1/0/-1 for the
+learner), ``opponent`` and ``seat``.  ``action_masks()`` and ``env_method("action_masks")`` give the
+legal-action masks that sb3-contrib's ``MaskablePPO`` asks for.
 
-The learner's seat is drawn per episode, so it plays every seat; its reward is
-+1/-1/0 (per the core) at the end of each game, including games decided by an
-opponent's move -- losses reach it as -1.
+The learner's seat is drawn per episode, so it plays every seat; its reward is +1/-1/0 at the end of
+each game, including games decided by an opponent's move.
 
-Optional potential-based reward shaping (Ng, Harada & Russell 1999):
-with ``shaping > 0`` the reward of each learner step gains
-``gamma * phi(s') - phi(s)``, where ``phi = shaping * core.heuristic`` of the
-learner's position at its decisions and ``phi = 0`` once the game is over.
-The shaping terms telescope, so the best policy is unchanged; the episode
-statistics (``r``, ``outcome``) stay the game's own result.
+Optional potential-based reward shaping (Ng, Harada & Russell 1999): with ``shaping > 0`` the reward
+of each learner step gains ``gamma * phi(s') - phi(s)``, where ``phi = shaping * core.heuristic`` of
+the learner's position at its decisions and ``phi = 0`` once the game is over.  The shaping terms
+telescope, so the best policy is unchanged; the episode statistics stay the game's own result.
 """
 from __future__ import annotations
 
@@ -32,10 +29,13 @@ from yyenvs.envs.vector import GameVectorEnv
 class LearnerVecEnv(VecEnv):
     """SB3's ``VecEnv`` face of :class:`yyenvs.envs.vector.GameVectorEnv` (no logic of its own)."""
 
-    def __init__(self, core, num_envs: int, opponent, seed: int = 0, learner_seat="random",
-                 shaping: float = 0.0, gamma: float = 1.0):
-        self.venv = GameVectorEnv(core.name, num_envs=num_envs, opponent=opponent,
-                                  learner_seat=learner_seat, autoreset_mode="same_step", **core.options)
+    def __init__(self, game, num_envs: int, opponent="random", seed: int = 0, learner_seat="random",
+                 shaping: float = 0.0, gamma: float = 1.0, **options):
+        """``game``: a game id (with its ``options``) or a core; ``opponent``: any opponent spec of
+        :func:`yyenvs.agents.make_agent`; ``seed``: the master seed of the first ``reset``."""
+        name, options = (game, options) if isinstance(game, str) else (game.name, {**game.options, **options})
+        self.venv = GameVectorEnv(name, num_envs=num_envs, opponent=opponent,
+                                  learner_seat=learner_seat, autoreset_mode="same_step", **options)
         self.core = self.venv.core
         self.batch = self.venv.batch
         self.render_mode = None
@@ -74,9 +74,9 @@ class LearnerVecEnv(VecEnv):
             reward = reward + self.gamma * np.where(done, 0.0, phi_next) - self._phi
             self._phi = phi_next
         infos = [{} for _ in range(self.num_envs)]
-        if "_episode" in info:
-            idx = np.flatnonzero(info["_episode"])
-            ep = info["episode"]
+        if info["_game"].any():
+            idx = np.flatnonzero(info["_game"])
+            ep = info["game"]
             names = ep["opponent"][idx]
             for k, i in enumerate(idx):
                 infos[i] = {"terminal_observation": info["final_obs"][i],
