@@ -104,12 +104,26 @@ def test_click_targets_are_legal_moves_drawn_on_the_picture(game, options):
     assert seen > 0
 
 
-def test_the_last_move_is_highlighted():
-    for game in ("koi", "yoxii"):
-        core = make_core(game)
-        st, last = _play(core, 12)
-        with_last, without = core.render_svg(st, 0, last), core.render_svg(st, 0)
-        assert "#fac828" in with_last and "#fac828" not in without  # the highlight's colour
+def _shapes(svg: str) -> list:
+    """Every drawn element but text, as (tag, attributes): what the picture shows beyond its words."""
+    return [(e.tag, sorted(e.attrib.items())) for e in ET.fromstring(svg).iter() if not e.tag.endswith("text")]
+
+
+@pytest.mark.parametrize("game", ["koi", "yoxii", "yinyang"])
+def test_the_last_move_is_marked_on_the_board_not_only_named(game):
+    """A move that names a place on the board (a point, a square, a city, a trigram) is marked
+    there: the picture with the last move has a shape the one without lacks."""
+    core = make_core(game)
+    marked = 0
+    for plies in range(1, 30):
+        before, _ = _play(core, plies - 1)  # the same random moves, one fewer
+        st, last = _play(core, plies)
+        if st.done[0] or last[1] not in core.click_targets(before, 0):
+            continue  # a Yin Yang card or pass: named in the header only
+        extra = [x for x in _shapes(core.render_svg(st, 0, last)) if x not in _shapes(core.render_svg(st, 0))]
+        assert extra, (plies, core.action_to_string(last[1]))
+        marked += 1
+    assert marked >= 5
 
 
 def test_the_winner_shown_comes_from_the_board_not_the_last_rewards():
@@ -128,3 +142,23 @@ def test_the_winner_shown_comes_from_the_board_not_the_last_rewards():
                 else "draw")
         assert want in _texts(core.render_svg(st, i)), (i, scores[i])
         assert core.render_ansi(st, i).splitlines()[-1] == "game over: " + want.lower().replace(" wins", " wins")
+
+
+def test_yin_yang_city_names_do_not_overlap():
+    """Each city's name, read from the drawn picture with its width estimated at 0.6 em a letter,
+    overlaps no other name and covers the centre of no other city."""
+    from yyenvs.games.yinyang.picture import NAME_SIZE, text_box
+    core = make_core("yinyang")
+    names = set(core.data.city_names)
+    root = ET.fromstring(core.render_svg(core.init(np.array([0])), 0))
+    ns = "{http://www.w3.org/2000/svg}"
+    boxes = [text_box(float(t.get("x")), float(t.get("y")), t.text, float(t.get("font-size")), t.get("text-anchor"))
+             for t in root.iter(ns + "text") if t.text in names and float(t.get("font-size")) == NAME_SIZE]
+    assert len(boxes) == len(names)
+    centres = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(ns + "circle")
+               if (c.get("data-target") or "").startswith("city")]
+    for k, a in enumerate(boxes):
+        for b in boxes[k + 1:]:
+            assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1]), (a, b)
+        covered = [(x, y) for x, y in centres if a[0] - 6 < x < a[2] + 6 and a[1] - 6 < y < a[3] + 6]
+        assert not covered, (a, covered)

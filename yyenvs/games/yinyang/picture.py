@@ -18,8 +18,9 @@ SEAT = ((200, 40, 40), (40, 90, 220), (30, 150, 60), (220, 160, 10))
 GOOD = ((60, 110, 200), (150, 100, 50), (40, 170, 90), (210, 40, 90))
 KINGDOM = ((215, 180, 130), (175, 200, 145), (210, 170, 200), (165, 185, 215),
            (220, 210, 135), (170, 215, 205), (220, 175, 155))
-INK, PAPER = (25, 25, 30), (244, 238, 222)
+INK, PAPER, HIGHLIGHT = (25, 25, 30), (244, 238, 222), (250, 190, 20)
 W, H, MAP_W, MAP_H, TOP = 1200, 720, 700, 520, 44
+NAME_SIZE, PAWN_RADIUS = 9, 7
 
 
 def _seat_name(q) -> str:
@@ -51,6 +52,7 @@ def scene(core, state, index: int, last_move=None) -> Scene:
         sc.text(W - 12, 19, f"last: {who}, {core.action_to_string(last_move[1])}", 12, (250, 230, 170), "end")
     _map(core, s, i, sc)
     _taiji(core, s, i, sc)
+    _mark_last(core, s, i, last_move, sc)
     panel_h = min(160, (H - TOP) // max(P, 1))
     for q in range(P):
         _player(core, s, i, q, sc, MAP_W + 10, TOP + q * panel_h, panel_h - 6)
@@ -85,16 +87,66 @@ def _map(core, s, i, sc: Scene) -> None:
                         (tx - 6, ty), (tx - 8, ty)), SEAT[int(cc[L.C_TEMPLE])], INK, 1)
         for q in range(core.num_players):
             if s.players[i, q, L.Q_PAWN] == c:
-                sc.circle(x - 12 + 8 * q, y + 13, 5, SEAT[q], INK, 1)
-    for c in range(N):  # the names last, over every city and road
-        x, y = _city_xy(d, c)
-        sc.text(x, y + 21, d.city_names[c], 9, INK, "middle", halo=(236, 228, 205))
+                sc.circle(x - 15 + 10 * q, y + 12, PAWN_RADIUS, SEAT[q], INK, 1.5)
+    for c, (x, y, anchor) in enumerate(label_spots(d)):  # the names last, over every city and road
+        sc.text(x, y, d.city_names[c], NAME_SIZE, INK, anchor, halo=(236, 228, 205))
     # the kingdoms' names: a legend in the map's top left corner
     for k, name in enumerate(list(d.kingdom_names) + ["capital"]):
         y = TOP + 14 + 15 * k
         colour = KINGDOM[k % len(KINGDOM)] if k < len(d.kingdom_names) else (250, 235, 110)
         sc.rect(10, y - 6, 12, 12, colour, INK, 1)
         sc.text(26, y, name, 10, INK, halo=(236, 228, 205))
+
+
+def _mark_last(core, s, i, last_move, sc: Scene) -> None:
+    """A ring around the city (or a frame around the trigram) that the last move named."""
+    if last_move is None or int(last_move[0]) < 0:  # nothing yet, or a chance outcome
+        return
+    a = int(last_move[1])
+    target = action_targets(core, s, i, [a]).get(a)
+    if target is None:  # a card, a pass, a choice of goods: in the header only
+        return
+    if target.startswith("city"):
+        x, y = _city_xy(core.data, int(target[4:]))
+        sc.circle(x, y, 17, None, HIGHLIGHT, 4)
+    else:
+        sc.rect(8 + int(target[7:]) * 86 - 3, TOP + MAP_H + 25, 88, 68, None, HIGHLIGHT, 4)
+
+
+def text_box(x, y, text, size, anchor):
+    """(left, top, right, bottom) that ``text`` covers, its width estimated at 0.6 em a letter."""
+    w = 0.6 * size * len(text)
+    left = x - w / 2 if anchor == "middle" else x if anchor == "start" else x - w
+    return left, y - size * 0.6, left + w, y + size * 0.6
+
+
+def _overlap(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+_SPOTS: dict = {}
+
+
+def label_spots(d) -> list[tuple[float, float, str]]:
+    """(x, y, anchor) of each city's name: below it, above, right, left or at a corner, whichever
+    covers least of the cities and the other names (a few rounds, each name moving in turn to its
+    best spot); computed once per map."""
+    key = id(d)
+    if key not in _SPOTS:
+        cities = [_city_xy(d, c) for c in range(len(d.city_names))]
+        discs = [(x - 14, y - 14, x + 14, y + 14) for x, y in cities]
+        offsets = ((0, 21, "middle"), (0, -21, "middle"), (16, 0, "start"), (-16, 0, "end"),
+                   (12, 17, "start"), (-12, 17, "end"), (12, -17, "start"), (-12, -17, "end"))
+        boxes = [[text_box(x + dx, y + dy, d.city_names[c], NAME_SIZE, a) for dx, dy, a in offsets]
+                 for c, (x, y) in enumerate(cities)]
+        pick = [0] * len(cities)
+        for _ in range(4):
+            for c in range(len(cities)):
+                others = [boxes[k][pick[k]] for k in range(len(cities)) if k != c] + discs[:c] + discs[c + 1:]
+                cost = [sum(_overlap(b, o) for o in others) for b in boxes[c]]
+                pick[c] = cost.index(min(cost))
+        _SPOTS[key] = [(x + offsets[p][0], y + offsets[p][1], offsets[p][2]) for (x, y), p in zip(cities, pick)]
+    return _SPOTS[key]
 
 
 def _taiji(core, s, i, sc: Scene) -> None:
