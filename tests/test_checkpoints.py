@@ -546,7 +546,7 @@ def test_file_options_recorded_in_a_checkpoint_are_not_followed(tmp_path, capsys
     err = capsys.readouterr().err
     assert "pass that option yourself" in err and "TOP-SECRET" not in err
     rewrite_metadata(path, lambda m: m["options"].update(data_file=DEFAULT_DATA_FILE))
-    assert exit_code(["eval", str(path), "random", "--games", "2", "-o", f"data_file={DEFAULT_DATA_FILE}"]) == 0
+    assert exit_code(["eval", str(path), "random", "--games", "2", "--option", f"data_file={DEFAULT_DATA_FILE}"]) == 0
 
 
 def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tmp_path):

@@ -194,3 +194,54 @@ def test_a_bug_keeps_its_traceback(monkeypatch):
 def test_a_valid_command_still_runs(capsys):
     assert main(["play", "--game", "koi", "--games", "2", "--agents", "random", "random"]) == 0
     assert "koi" in capsys.readouterr().out
+
+
+def test_top_level_help_lists_every_command_in_plain_words(capsys):
+    from yyenvs.cli import COMMANDS
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for command in COMMANDS:
+        assert re.search(rf"^  {command} +\S", out, re.M), command  # each command with its line
+    assert "``" not in out
+    assert main(["--version"]) == 0
+    assert re.fullmatch(r"yyenvs \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("command", ["play", "bench", "replay", "eval"])
+def test_every_option_has_help_and_o_means_out(command, capsys):
+    """``-o`` is ``--out`` wherever a command has it; no option is left without a help line."""
+    if command == "eval":
+        pytest.importorskip("sb3_contrib")
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out  # plain words, not reST markup
+    lines = out.split("options:")[1].splitlines()
+    bare = [line.strip() for k, line in enumerate(lines) if line.startswith("  -")
+            and not re.search(r"\S  +\S", line.strip())  # the help on the same line ...
+            and not (k + 1 < len(lines) and lines[k + 1].startswith(" " * 10))]  # ... or on the next
+    assert not bare, f"options without help: {bare}"
+    short = re.search(r"^  -o (\S+)?, (--\S+)", out, re.M)
+    assert short is None or short.group(2) == "--out", short.group(0)
+
+
+def test_an_agent_name_with_a_typo_gets_a_suggestion(capsys):
+    assert_one_line_error(*run_cli(["play", "--agents", "gredy", "random", "--games", "2"], capsys),
+                          "did you mean 'greedy'?")
+
+
+def test_the_solo_result_names_the_achievement_level():
+    from yyenvs.web.pages import result_text
+    assert result_text(["greedy"], [0.0], True) == "greedy reached achievement level 0 (lost)"
+    assert result_text(["me"], [4.0], True) == "me reached achievement level 4 (Master)"
+
+
+def test_a_ratings_plot_without_checkpoints_shows_bars_not_training_steps():
+    pytest.importorskip("matplotlib")
+    from training.evaluate import ratings_figure
+    scripted = {"game": "koi", "entrants": [{"name": "random", "rating": 0.0, "step": None},
+                                            {"name": "greedy", "rating": 300.0, "step": None}]}
+    ax = ratings_figure(scripted).axes[0]
+    assert ax.get_xlabel() == "rating (Elo scale)" and [t.get_text() for t in ax.get_yticklabels()] == ["random", "greedy"]
+    run = {**scripted, "entrants": scripted["entrants"] + [{"name": "ck", "rating": 100.0, "step": 5}]}
+    assert ratings_figure(run).axes[0].get_xlabel() == "training steps"

@@ -210,16 +210,24 @@ def format_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def plot_ratings(result: dict, path: str) -> str | None:
-    """PNG of each checkpoint's rating against its training step (baselines as lines)."""
+def ratings_figure(result: dict):
+    """Each checkpoint's rating against its training step (baselines as lines); without
+    checkpoints of a run (no training steps), each entrant's rating as a bar."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     ents = [e for e in result["entrants"] if e["rating"] is not None]
     snaps = sorted((e for e in ents if e["step"] is not None), key=lambda e: e["step"])
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
-    if snaps:
-        ax.plot([e["step"] for e in snaps], [e["rating"] for e in snaps], "o-", label="checkpoints")
+    if not snaps:
+        ranked = sorted(ents, key=lambda e: e["rating"])
+        ax.barh([e["name"] for e in ranked], [e["rating"] for e in ranked], color="C0")
+        ax.set_xlabel("rating (Elo scale)")
+        ax.set_title(f"{result['game']}: ratings")
+        ax.grid(alpha=0.3, axis="x")
+        fig.tight_layout()
+        return fig
+    ax.plot([e["step"] for e in snaps], [e["rating"] for e in snaps], "o-", label="checkpoints")
     for k, e in enumerate(e for e in ents if e["step"] is None):
         ax.axhline(e["rating"], ls="--", lw=1, color=f"C{k + 1}", label=e["name"])
     ax.set_xlabel("training steps")
@@ -228,6 +236,13 @@ def plot_ratings(result: dict, path: str) -> str | None:
     ax.grid(alpha=0.3)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
+    return fig
+
+
+def plot_ratings(result: dict, path: str) -> str:
+    """:func:`ratings_figure` as a PNG at ``path``."""
+    import matplotlib.pyplot as plt
+    fig = ratings_figure(result)
     fig.savefig(path)
     plt.close(fig)
     return path
@@ -259,15 +274,15 @@ def main(argv=None) -> int:
                         "greedy, mcts[:n]")
     p.add_argument("--game", default=None, help=f"game name ({', '.join(list(GAMES))}); "
                    "default: the game of the first checkpoint")
-    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="game option (default: the options of the first checkpoint)")
     p.add_argument("--games", type=games_int, default=200, help="games per pair (default 200)")
-    p.add_argument("--seed", type=seed_int, default=0)
+    p.add_argument("--seed", type=seed_int, default=0, help="the master seed of the matches (default 0)")
     p.add_argument("--sample", action="store_true",
                    help="checkpoints sample from their policy instead of taking the argmax")
     p.add_argument("--first-only", action="store_true",
                    help="only the first entrant against each other one (not a round robin)")
-    p.add_argument("--out", default=None, help="directory for eval.json and ratings.png")
+    p.add_argument("-o", "--out", default=None, help="directory for eval.json and ratings.png")
     p.add_argument("--force", action="store_true", help="replace eval.json and ratings.png in --out if they exist")
     p.add_argument("--save-games", default=None, metavar="DIR",
                    help="write every game as a JSON record to DIR (<i>-<j>-<k>.json: entrants i and j, "

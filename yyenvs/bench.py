@@ -145,7 +145,8 @@ def print_compile_times(games: list[str], repeats: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all); each runs the variants its spec declares")
-    parser.add_argument("--batches", nargs="+", type=batch_int, default=[1, 64, 1024, 4096])
+    parser.add_argument("--batches", nargs="+", type=batch_int, default=[1, 64, 1024, 4096],
+                        help="batch sizes to time, games stepped at once (default: 1 64 1024 4096)")
     parser.add_argument("--seconds", type=positive_float, default=0.5, help="length of one timed window")
     parser.add_argument("--repeats", type=positive_int, default=5, help="timed windows per figure (median)")
     parser.add_argument("--compile", action="store_true",

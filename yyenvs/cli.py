@@ -1,4 +1,4 @@
-"""The ``yyenvs`` command: ``bench``, ``train``, ``eval``, ``play``, ``checkpoint``.
+"""The ``yyenvs`` command: ``bench``, ``play``, ``replay``, ``train``, ``eval``, ``checkpoint``.
 
 ``train`` and ``eval`` need the ``train`` extra (torch, stable-baselines3,
 sb3-contrib); they live in the ``training`` package.
@@ -36,6 +36,9 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+    def format_help(self) -> str:
+        return super().format_help().replace("``", "")  # descriptions come from reST docstrings
 
 
 def one_line(text) -> str:
@@ -226,12 +229,19 @@ def run(command: str, fn, argv) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--version"]:
+        from importlib.metadata import version
+        print(f"yyenvs {version('yyenvs')}")
+        return 0
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in COMMANDS:
-        parser = ArgumentParser(prog="yyenvs", description=__doc__.splitlines()[0])
-        parser.add_argument("command", choices=sorted(COMMANDS),
-                            help="; ".join(f"{k}: {v[1]}" for k, v in COMMANDS.items()))
+        parser = ArgumentParser(prog="yyenvs", description="Board-game environments and agents: Yoxii, "
+                                "Yin Yang Koi and Yin Yang.", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="commands:\n" + "\n".join(f"  {k:<11} {v[1]}" for k, v in COMMANDS.items())
+                                + "\n\n'yyenvs COMMAND --help' describes a command's options.")
+        parser.add_argument("command", choices=list(COMMANDS), help="what to run (below)")
+        parser.add_argument("--version", action="store_true", help="print the version and exit")
         if argv and argv[0] not in ("-h", "--help"):
-            parser.error(f"unknown command {argv[0]!r}; choose from {sorted(COMMANDS)}")
+            parser.error(f"unknown command {argv[0]!r}; choose from {list(COMMANDS)}")
         parser.print_help()
         return 0 if argv else 2
     import importlib

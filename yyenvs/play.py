@@ -31,13 +31,15 @@ def _agent(spec: str, core, seed: int):
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs play", description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="yoxii", choices=list(GAMES))
+    parser.add_argument("--game", default="yoxii", choices=list(GAMES), help="the game (default yoxii)")
     parser.add_argument("--agents", nargs="+", default=["greedy", "random"], metavar="AGENT",
                         help="two agents: random, greedy, mcts[:n], az:<checkpoint>[:<n>[:<key>=<value>,...]], "
                              "pretrained or a checkpoint path; with --human, 'human' and the agent you play "
                              "(in seat order)")
-    parser.add_argument("--games", type=games_int, default=1000)
-    parser.add_argument("--seed", type=seed_int, default=0)
+    parser.add_argument("--games", type=games_int, default=1000,
+                        help="games to play, seats alternating (default 1000; with --human: ignored)")
+    parser.add_argument("--seed", type=seed_int, default=0,
+                        help="the master seed: the same seed plays the same games (default 0)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option, e.g. --option board_size=7 (repeatable)")
     parser.add_argument("--save-games", default=None, metavar="DIR",

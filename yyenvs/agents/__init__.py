@@ -11,6 +11,7 @@ ships with the package for this game and player count, see :func:`pretrained_pat
 """
 from __future__ import annotations
 
+import difflib
 import os
 
 from yyenvs.agents.base import Agent, sample_legal
@@ -79,5 +80,8 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
     from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
     if looks_like_checkpoint(spec):
         return load_policy_agent(spec, core, seed, deterministic)
-    raise OptionError(f"unknown opponent {show(spec)}; use one of {BASELINES}, 'mcts:<n>', "
+    near = difflib.get_close_matches(spec.split(":")[0], [*BASELINES, "pretrained", "az"], n=1) \
+        if isinstance(spec, str) else []
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    raise OptionError(f"unknown opponent {show(spec)}{hint}; use one of {BASELINES}, 'mcts:<n>', "
                       "'az:<checkpoint>[:<n>]', 'pretrained', a callable or a checkpoint path")

@@ -14,6 +14,7 @@ from html import escape
 from importlib import resources
 
 from yyenvs.core.record import GameRecord, replay
+from yyenvs.games.yinyang.scoring import ACHIEVEMENT_LEVELS
 
 PAGE = "page.html"
 
@@ -62,8 +63,10 @@ def result_text(players, returns, terminated: bool) -> str:
     ret = ", ".join(f"{r:g}" for r in returns)
     if not terminated:
         return "stopped before the end (no result)"
-    if len(players) == 1:
-        return f"{players[0]} finished with {ret}"
+    if len(players) == 1:  # the solo game's reward is its achievement level, not the score
+        level = int(returns[0])
+        name = ACHIEVEMENT_LEVELS[level] if 0 <= level < len(ACHIEVEMENT_LEVELS) else str(level)
+        return f"{players[0]} reached achievement level {level} ({name})"
     names = [f"{p} (seat {s})" for s, p in enumerate(players)]
     best = max(returns)
     winners = [n for n, r in zip(names, returns) if r == best]

@@ -162,6 +162,10 @@ def solo_lines(development, scoring_tiles, tb, i):
     return n
 
 
+#: the solo game's achievement levels by number (its reward), 0 for a lost game
+ACHIEVEMENT_LEVELS = ("lost", "Trainee", "Layman", "Expert", "Master", "Immortal", "Deity")
+
+
 @rule
 def solo_level(flow, development, scoring_tiles, tb, i):
     """0 (lost) or 1 Trainee .. 6 Deity, from the lines and solo tiles now."""
