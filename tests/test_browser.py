@@ -256,6 +256,47 @@ def test_the_centre_of_every_legal_target_takes_the_click(browser, tmp_path, gam
         server.server_close()
 
 
+@pytest.mark.parametrize("game,options", [("yoxii", {}), ("koi", {}), ("yinyang", {})])
+def test_a_whole_game_played_by_mouse_clicks_on_the_board(browser, tmp_path, game, options):
+    """Each move is clicked where it happens, step by step along its path of targets (Koi: the koi,
+    then where it stops; Yoxii: where the totem goes, then the square), with real mouse clicks at
+    the targets' centres; a button is clicked only for what the board cannot show (a value, a card)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    core = make_core(game, **options)
+    session, server, url = _serve(core, "random", tmp_path, human_seat=0)
+    rng = np.random.default_rng(0)
+    clicked = {}  # path length -> clicks made at that depth
+    try:
+        browser.get(url)
+        for _ in range(3000):
+            plies = int(_wait(browser, "return document.body.dataset.plies"))
+            if browser.execute_script("return document.body.dataset.over") == "1":
+                break
+            legal = session.view()["legal"]
+            with_path = [m for m in legal if m["path"]]
+            move = with_path[rng.integers(len(with_path))] if with_path else legal[rng.integers(len(legal))]
+            for depth, target in enumerate(move["path"]):
+                el = browser.find_element(By.CSS_SELECTOR, f'#board [data-target="{target}"].legal')
+                ActionChains(browser).move_to_element(el).click().perform()
+                clicked[depth] = clicked.get(depth, 0) + 1
+                if _wait(browser, f"return +document.body.dataset.plies > {plies} || "
+                                  "document.getElementById('message').textContent.includes('pick one')"):
+                    if int(browser.execute_script("return document.body.dataset.plies")) > plies:
+                        break
+            if int(browser.execute_script("return document.body.dataset.plies")) == plies:
+                buttons = browser.find_elements(By.CSS_SELECTOR, f'#legal button[data-action="{move["action"]}"]')
+                assert len(buttons) == 1, move  # what the clicks left open is offered by name
+                buttons[0].click()
+            _wait(browser, f"return +document.body.dataset.plies > {plies}")
+            assert tuple(session.moves[plies]) == (0, move["action"])  # the move clicked is the one played
+        assert browser.execute_script("return document.body.dataset.over") == "1"
+        assert clicked.get(0, 0) > 3 and (game == "yinyang" or clicked.get(1, 0) > 0), clicked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_hostile_names_in_a_record_stay_text(browser, tmp_path):
     """Names are data: a placeholder, markup or a comment opener in a player's name shows as text."""
     from selenium.webdriver.common.by import By

@@ -521,11 +521,12 @@ class GameCore(abc.ABC):
         """The same picture as an SVG document (see :meth:`scene`)."""
         return self.scene(state, index, last_move).svg()
 
-    def click_targets(self, state: BatchState, index: int = 0) -> dict[int, str]:
-        """{legal action: the ``data-target`` of the picture's shape that a click on picks it}.
+    def click_targets(self, state: BatchState, index: int = 0) -> dict[int, tuple[str, ...]]:
+        """{legal action: the ``data-target`` of each picture shape clicked, in order, to pick it}
+        (Koi's swim: the koi, then the point it stops on).
 
         Actions without a place on the picture are missing; the play page lists every legal
-        action by name as well.
+        action by name as well, and offers by name the moves that clicks leave undecided.
         """
         return {}
 

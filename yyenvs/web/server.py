@@ -119,8 +119,8 @@ cannot be written is reported in the view, the game is not undone).
         seat = int(st.current_player[0])
         legal = []
         if not over and self.agents[seat] is None:
-            targets = core.click_targets(st, 0)
-            legal = [{"action": int(a), "name": core.action_to_string(a), "target": targets.get(int(a))}
+            paths = core.click_targets(st, 0)
+            legal = [{"action": int(a), "name": core.action_to_string(a), "path": list(paths.get(int(a), ()))}
                      for a in np.flatnonzero(core.legal_action_mask(st)[0])]
         who = lambda s: "chance" if s < 0 else f"{self.names[s]} (seat {s})"  # noqa: E731
         if over:

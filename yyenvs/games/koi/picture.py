@@ -4,7 +4,7 @@ it is and the last move; and the click targets of the play page."""
 from __future__ import annotations
 
 from yyenvs.core.scene import Scene
-from yyenvs.games.koi.rules import NUM_KOI, SETUP, TAIJI, YANG_FRY, YANG_KOI, YIN_FRY, YIN_KOI
+from yyenvs.games.koi.rules import NUM_KOI, SETUP, TAIJI, YANG_FRY, YANG_KOI, YIN_FRY, YIN_KOI, swim_end
 from yyenvs.games.koi.text import koi_slots
 
 YIN, YANG = (25, 25, 35), (245, 245, 240)
@@ -111,17 +111,18 @@ def _panel(core, state, index, last_move, sc: Scene, x0: float) -> None:
         sc.text(x0, yy + 44, f"last: {names[int(last_move[0])]}, {core.action_to_string(last_move[1])}", 12, INK)
 
 
-def action_targets(core, state, index: int, actions) -> dict[int, str]:
-    """{legal action: click target}: a placement's point, a swim's koi."""
+def action_targets(core, state, index: int, actions) -> dict[int, tuple[str, ...]]:
+    """{legal action: its clicks}: a placement's point; a swim's koi, then the point it stops on."""
     n2 = core.board_size ** 2
     seat = int(state.current_player[index])
     out = {}
     for a in actions:
         a = int(a)
         if a < n2:
-            out[a] = f"p{a}"
-        else:
-            p = int(state.koi[index, seat, (a - n2) // core.num_dirs])
-            if p >= 0:
-                out[a] = f"p{p}"
+            out[a] = (f"p{a}",)
+            continue
+        k, d = divmod(a - n2, core.num_dirs)
+        p = int(state.koi[index, seat, k])
+        if p >= 0:
+            out[a] = (f"p{p}", f"p{swim_end(state.board, index, p, d, core.rays, seat)}")
     return out

@@ -103,7 +103,7 @@ def _mark_last(core, s, i, last_move, sc: Scene) -> None:
     if last_move is None or int(last_move[0]) < 0:  # nothing yet, or a chance outcome
         return
     a = int(last_move[1])
-    target = action_targets(core, s, i, [a]).get(a)
+    target = action_targets(core, s, i, [a]).get(a, (None,))[0]
     if target is None:  # a card, a pass, a choice of goods: in the header only
         return
     if target.startswith("city"):
@@ -213,8 +213,8 @@ def _player(core, s, i, q, sc: Scene, x0, y0, h) -> None:
         sc.text(bx, y0 + 116, f"score {int(r[L.Q_SCORE])}", 13, INK, bold=True)
 
 
-def action_targets(core, state, index: int, actions) -> dict[int, str]:
-    """{legal action: click target}: the city of a pawn, carriage, boat, disaster or temple move;
+def action_targets(core, state, index: int, actions) -> dict[int, tuple[str]]:
+    """{legal action: its click}: the city of a pawn, carriage, boat, disaster or temple move;
     the trigram of a divination's upper half."""
     o, N = core.action_start, core.num_cities
     city_blocks = (L.O_PLACE, L.O_DISASTER, L.O_ROAD, L.O_BOAT, L.O_MORTAL)
@@ -223,7 +223,7 @@ def action_targets(core, state, index: int, actions) -> dict[int, str]:
         a = int(a)
         for b in city_blocks:
             if o[b] <= a < o[b] + N:
-                out[a] = f"city{a - o[b]}"
+                out[a] = (f"city{a - o[b]}",)
         if o[L.O_SPLIT] <= a < o[L.O_SPLIT] + 64:
-            out[a] = f"trigram{(a - o[L.O_SPLIT]) // 8}"
+            out[a] = (f"trigram{(a - o[L.O_SPLIT]) // 8}",)
     return out

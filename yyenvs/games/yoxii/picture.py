@@ -4,7 +4,15 @@ move; and the click targets of the play page."""
 from __future__ import annotations
 
 from yyenvs.core.scene import Scene
-from yyenvs.games.yoxii.rules import CELL_RC, NUM_CELLS, NUM_VALUES, PLAYER_NAMES, SIZE, final_winner
+from yyenvs.games.yoxii.rules import (
+    CELL_RC,
+    NUM_CELLS,
+    NUM_VALUES,
+    PLAYER_NAMES,
+    SIZE,
+    final_winner,
+    totem_destination,
+)
 
 COLUMNS = "abcdefg"  # west to east; rows are numbered 7 (north) to 1
 CELL, MARGIN, PANEL = 60, 28, 220
@@ -68,6 +76,12 @@ def scene(core, state, index: int, last_move=None) -> Scene:
     return sc
 
 
-def action_targets(core, state, index: int, actions) -> dict[int, str]:
-    """{legal action: click target}: the cell the piece goes on."""
-    return {int(a): f"c{core.decode(a)[1]}" for a in actions}
+def action_targets(core, state, index: int, actions) -> dict[int, tuple[str, str]]:
+    """{legal action: its clicks}: the square the totem moves to, then the square the piece goes
+    on (the value is then picked by name)."""
+    board, totem, seat = state.board[index], int(state.totem[index]), int(state.current_player[index])
+    out = {}
+    for a in actions:
+        d, cell, _ = core.decode(a)
+        out[int(a)] = (f"c{totem_destination(board, totem, seat, d)}", f"c{cell}")
+    return out
