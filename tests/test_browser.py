@@ -212,6 +212,7 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
 CENTRE_HITS = """
 const out = [];
 for (const el of document.querySelectorAll('#board [data-target].legal')) {
+  el.scrollIntoView({block: "center", inline: "center"});
   const r = el.getBoundingClientRect();
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   const got = hit && hit.closest('[data-target]');
@@ -295,6 +296,58 @@ def test_a_whole_game_played_by_mouse_clicks_on_the_board(browser, tmp_path, gam
     finally:
         server.shutdown()
         server.server_close()
+
+
+FITS = """
+const inView = (id) => { const r = document.getElementById(id).getBoundingClientRect();
+                         return r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth; };
+const b = document.querySelector('#board svg').getBoundingClientRect();
+return [b.bottom <= window.innerHeight + 1 && b.right <= window.innerWidth + 1, inView('you'), inView('status'),
+        inView('table'), window.innerWidth, window.innerHeight];
+"""
+
+
+@pytest.mark.parametrize("game,options", [("yoxii", {}), ("koi", {}), ("yinyang", {"num_players": 3})])
+def test_the_play_page_says_who_you_are_fits_the_window_and_offers_resign_and_seats(browser, tmp_path,
+                                                                                   game, options):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    core = make_core(game, **options)
+    session, server, url = _serve(core, "random", tmp_path, human_seat=0)
+    size = browser.get_window_size()
+    try:
+        browser.set_window_size(1280, 800)
+        browser.get(url)
+        _wait(browser, "return document.body.dataset.plies")
+        you = browser.find_element(By.ID, "you").text
+        assert you == session.view()["you"] and you.startswith(f"you play {core.player_names()[0]} (seat 0)")
+        *fits, width, height = browser.execute_script(FITS)
+        assert all(fits), (fits, width, height)  # the board, who you are, the prompt and the table in view
+        browser.find_element(By.ID, "resign").click()
+        _wait(browser, "return document.body.dataset.over === '1'")
+        assert "resigned" in browser.find_element(By.ID, "result").text
+        Select(browser.find_element(By.ID, "seat")).select_by_value("1")
+        browser.find_element(By.ID, "again").click()
+        _wait(browser, "return document.body.dataset.over === '0'")
+        assert session.agents[1] is None and session.moves and session.moves[0][0] == 0  # the agent opened
+        assert browser.find_element(By.ID, "you").text.startswith(f"you play {core.player_names()[1]} (seat 1)")
+    finally:
+        browser.set_window_size(size["width"], size["height"])
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_replay_page_plays_by_itself(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    core, record, page = _record("koi", {}, tmp_path)
+    browser.get(page.as_uri())
+    assert _wait(browser, "return document.body.dataset.frame") == "0"
+    browser.find_element(By.ID, "autoplay").click()
+    assert _wait(browser, "return +document.body.dataset.frame >= 2 && document.body.dataset.frame", 10)
+    browser.find_element(By.ID, "autoplay").click()  # pause: the frame stays
+    frame = browser.execute_script("return document.body.dataset.frame")
+    time.sleep(1.7)
+    assert browser.execute_script("return document.body.dataset.frame") == frame
 
 
 def test_hostile_names_in_a_record_stay_text(browser, tmp_path):

@@ -54,6 +54,32 @@ def test_only_the_persons_legal_moves_are_played(tmp_path):
     assert s.seed == 3 and s.moves == [] and not s.state.done[0]
 
 
+def test_the_person_resigns_and_changes_seats(tmp_path):
+    s = _session("koi", tmp_path=tmp_path)
+    assert s.view()["you"] == "you play yin (seat 0) against greedy"
+    assert s.view()["seats"] == ["yin (seat 0)", "yang (seat 1)"] and s.view()["my_seat"] == 0
+    s.play(s.view()["legal"][0]["action"])
+    s.resign()
+    view = s.view()
+    assert view["over"] and view["legal"] == [] and "resigned" in view["result"] and s.saved == []
+    for refused in (lambda: s.resign(), lambda: s.play(0)):
+        with pytest.raises(ValueError, match="the game is over"):
+            refused()
+    for bad in (2, -1, "1", True, None.__class__):
+        with pytest.raises(ValueError, match="seat must be an integer from 0 to 1"):
+            s.new_game(seat=bad)
+    assert s.view()["over"]  # a refused seat changes nothing
+    s.new_game(seat=1)  # the agent takes seat 0 and opens
+    view = s.view()
+    assert s.agents[0] is not None and s.agents[1] is None and s.names == ["greedy", "human"]
+    assert [seat for seat, _ in s.moves] == [0] and view["you"].startswith("you play yang (seat 1)")
+    assert view["my_seat"] == 1 and not view["over"]
+    while not s.state.done[0]:
+        s.play(s.view()["legal"][-1]["action"])
+    record, _ = load_record(s.saved[0])
+    assert record.players == ["greedy", "human"]
+
+
 def test_the_agent_moves_first_when_the_person_sits_second():
     s = _session("koi", human_seat=1)
     assert [seat for seat, _ in s.moves] == [0] and s.view()["status"] == "your move"
@@ -175,3 +201,27 @@ def test_clients_that_hang_up_leave_no_traceback(capfd):
         server.server_close()
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Error" not in err, err
+
+
+def test_terminal_play_reads_moves_by_number_or_name(tmp_path):
+    """``yyenvs play --human --terminal``: a whole game from typed answers; bad answers are
+    refused with a line and change nothing; 'resign', 'new' and the end of input work."""
+    from yyenvs.play import play_in_terminal
+    s = _session("koi", tmp_path=tmp_path)
+    out, answers = [], iter(["bogus", "999", "resign", "0", "new"])
+
+    def read(prompt):
+        if s.view()["over"] and s.moves and s.saved:
+            raise EOFError  # the finished game: stop
+        try:
+            return next(answers)
+        except StopIteration:  # then by name, the last legal move each time
+            return s.view()["legal"][-1]["name"].upper()
+    assert play_in_terminal(s, read, out.append) == 0
+    text = "\n".join(out)
+    assert "you play yin (seat 0) against greedy" in out[0]
+    assert "not a move now: 'bogus'" in text and "not a move now: '999'" in text
+    assert "you resigned" in text and "not a move now: '0'" in text  # no moves after resigning
+    assert s.state.done[0] and len(s.saved) == 1 and "game over:" in text
+    record, core = load_record(s.saved[0])
+    assert record.players == ["human", "greedy"] and len(replay(core, record)) == len(s.moves) + 1

@@ -6,6 +6,7 @@ Examples: ``yyenvs play --game yoxii --agents greedy random --games 1000`` and
 from __future__ import annotations
 
 import sys
+import textwrap
 import time
 
 from yyenvs.agents import BASELINES, make_agent
@@ -49,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="play yourself: serve a page on 127.0.0.1 where you play the other agent")
     parser.add_argument("--port", type=int, default=0, help="with --human: the port (default: a free one)")
     parser.add_argument("--no-browser", action="store_true", help="with --human: print the address only")
+    parser.add_argument("--terminal", action="store_true",
+                        help="with --human: play in this terminal (the board as text, moves by number or name)")
     args = parser.parse_args(argv)
     try:
         options = parse_options(args.option)
@@ -114,6 +117,8 @@ def _play_human(parser, core, args) -> int:
     names = [HUMAN if p == human_seat else other for p in range(core.num_players)]
     from yyenvs.web.server import PlaySession, serve
     session = PlaySession(core, seats, names, args.seed, args.save_games or "games")
+    if args.terminal:
+        return play_in_terminal(session)
     title = f"{core.spec.title}: you against {other}" if other else f"{core.spec.title}: solo"
     try:
         server = serve(session, title, args.port)
@@ -132,6 +137,46 @@ def _play_human(parser, core, args) -> int:
     finally:
         server.server_close()
     return 0
+
+
+TERMINAL_HELP = ("type a move's number or its name; 'resign' gives the game up, 'new' starts the next game, "
+                 "'quit' (or end of input) stops")
+
+
+def play_in_terminal(session, read=input, write=print) -> int:
+    """The play page's game in a terminal (as OpenSpiel's console play): the board as text, the
+    legal moves numbered, the person's answer read by ``read``; agents answer at once."""
+    core = session.core
+    write(f"{core.spec.title}: {session.you()}; {TERMINAL_HELP}")
+    while True:
+        view = session.view()
+        write(core.render_ansi(session.state, 0))
+        if view["moves"]:
+            write(f"last: {view['moves'][-1]}")
+        if view["over"]:
+            write(f"game over: {view['result']}" + (f" (saved as {view['saved']})" if view["saved"] else ""))
+        else:
+            write(textwrap.fill("   ".join(f"{k}: {m['name']}" for k, m in enumerate(view["legal"])), 110))
+        try:
+            answer = read("> ").strip()
+        except EOFError:
+            return 0
+        names = {m["name"].lower(): m["action"] for m in view["legal"]}
+        try:
+            if answer in ("quit", "q"):
+                return 0
+            if answer == "new":
+                session.new_game()
+            elif answer == "resign":
+                session.resign()
+            elif answer.isdigit() and int(answer) < len(view["legal"]):
+                session.play(view["legal"][int(answer)]["action"])
+            elif answer.lower() in names:
+                session.play(names[answer.lower()])
+            else:
+                write(f"not a move now: {answer!r}; {TERMINAL_HELP}")
+        except ValueError as e:
+            write(str(e))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@
 (:func:`yyenvs.web.pages.play_page`) asks for the game's view (``GET state``) and sends the
 person's moves (``POST move`` with ``{"action": n}``); the server checks every move, lets the
 agents answer until it is the person's turn again, and writes the game as a record when it ends.
-``POST new`` starts the next game (the next seed).
+``POST new`` starts the next game (the next seed; ``{"seat": k}`` puts the person in seat ``k``),
+``POST resign`` gives the game up.
 
 Only legal moves are played: anything else is answered with HTTP 400 and a message, and the
 game is unchanged.  The server answers only requests addressed to its own host and port (no
@@ -56,15 +57,36 @@ cannot be written is reported in the view, the game is not undone).
         self._games = 0  # games begun: the k of the record names
         self.new_game()
 
-    def new_game(self) -> None:
+    def new_game(self, seat=None) -> None:
+        """The next game (the next seed); ``seat``: the person's seat in it (None: as before).
+        With one person and several agents, the person and the agent in ``seat`` change places."""
+        if seat is not None:
+            self._take_seat(seat)
         self.seed += 1
         self._games += 1
+        self.resigned = False
         self.state = self.core.init(np.array([self.seed], dtype=np.uint64))
         self.moves: list[tuple[int, int]] = []
         self.returns = np.zeros(self.core.num_players)
         self.save_error = ""
         self._saved = False
         self._advance()
+
+    def _take_seat(self, seat) -> None:
+        mine = [p for p, a in enumerate(self.agents) if a is None]
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.core.num_players:
+            raise ValueError(f"seat must be an integer from 0 to {self.core.num_players - 1}, got {seat!r}")
+        if len(mine) != 1:
+            raise ValueError("choosing a seat needs exactly one person at the table")
+        p = mine[0]
+        for seats in (self.agents, self.names):
+            seats[p], seats[seat] = seats[seat], seats[p]
+
+    def resign(self) -> None:
+        """The person gives the game up: it is over, unsaved (a record holds only finished games)."""
+        if self.state.done[0] or self.resigned:
+            raise ValueError("the game is over; start a new one")
+        self.resigned = True
 
     def _apply(self, action: int) -> None:
         self.moves.append((int(self.state.current_player[0]), int(action)))
@@ -94,7 +116,7 @@ cannot be written is reported in the view, the game is not undone).
     def play(self, action) -> None:
         """The person's move; ValueError (nothing changes) unless it is theirs to make and legal."""
         st = self.state
-        if st.done[0]:
+        if st.done[0] or self.resigned:
             raise ValueError("the game is over; start a new one")
         seat = int(st.current_player[0])
         if self.agents[seat] is not None:
@@ -115,7 +137,7 @@ cannot be written is reported in the view, the game is not undone).
         """What the page shows: the picture, the legal moves with their click targets, the moves so far."""
         core, st = self.core, self.state
         last = self.moves[-1] if self.moves else None
-        over = bool(st.done[0])
+        over = bool(st.done[0]) or self.resigned
         seat = int(st.current_player[0])
         legal = []
         if not over and self.agents[seat] is None:
@@ -123,7 +145,9 @@ cannot be written is reported in the view, the game is not undone).
             legal = [{"action": int(a), "name": core.action_to_string(a), "path": list(paths.get(int(a), ()))}
                      for a in np.flatnonzero(core.legal_action_mask(st)[0])]
         who = lambda s: "chance" if s < 0 else f"{self.names[s]} (seat {s})"  # noqa: E731
-        if over:
+        if self.resigned:
+            result, status = "you resigned (the game is not saved)", "game over"
+        elif over:
             result = result_text(self.names, self.returns.tolist(), bool(st.terminated[0]))
             status = "game over"
         else:
@@ -131,8 +155,18 @@ cannot be written is reported in the view, the game is not undone).
             status = "your move" if self.agents[seat] is None else f"{who(seat)} to move"
         return {"svg": core.render_svg(st, 0, last), "legal": legal, "over": over, "status": status,
                 "result": result, "moves": [f"{who(s)}: {core.action_to_string(a)}" for s, a in self.moves],
-                "seed": self.seed, "save_error": self.save_error,
+                "seed": self.seed, "save_error": self.save_error, "you": self.you(),
+                "seats": [f"{n} (seat {p})" for p, n in enumerate(core.player_names())],
+                "my_seat": next(p for p, a in enumerate(self.agents) if a is None),
                 "saved": self.saved[-1] if over and self._saved and not self.save_error else None}
+
+
+    def you(self) -> str:
+        """Who the person plays, e.g. "you play yin (seat 0) against greedy"."""
+        names = self.core.player_names()
+        mine = [f"{names[p]} (seat {p})" for p, a in enumerate(self.agents) if a is None]
+        others = sorted({n for n, a in zip(self.names, self.agents) if a is not None})
+        return f"you play {' and '.join(mine)}" + (f" against {', '.join(others)}" if others else "")
 
 
 def _handler(session: PlaySession, page: str):
@@ -193,7 +227,9 @@ def _handler(session: PlaySession, page: str):
                     if self.path == "/move":
                         session.play(body.get("action"))
                     elif self.path == "/new":
-                        session.new_game()
+                        session.new_game(body.get("seat"))
+                    elif self.path == "/resign":
+                        session.resign()
                     else:
                         return self._json(404, {"error": f"no action {self.path!r}"})
                 except ValueError as e:
