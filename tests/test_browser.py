@@ -117,14 +117,14 @@ def test_replay_page_steps_through_the_game_offline(browser, tmp_path, game, opt
     second = browser.find_element(By.ID, "board").get_attribute("innerHTML")
     assert second != first
     states = replay(core, record)
-    assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[1], 0, record.moves[0])))
+    assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[1], 0, record.moves[0], states[0])))
     assert browser.find_element(By.ID, "result").text == ""
     body.send_keys(Keys.END)
     assert _wait(browser, "return document.body.dataset.frame") == str(n)
     assert browser.find_element(By.ID, "result").text == result_text(record.players, record.returns,
                                                                      record.terminated)
     assert browser.find_element(By.ID, "slider").get_attribute("value") == str(n)
-    assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[-1], 0, record.moves[-1])))
+    assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[-1], 0, record.moves[-1], states[-2])))
     # the screenshot shows a drawn board, and the last frame differs from the first
     colours_last = _board_colours(browser)
     assert len(colours_last) > 20 and colours_last != colours_first

@@ -163,3 +163,40 @@ def test_yin_yang_city_names_do_not_overlap():
             assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1]), (a, b)
         covered = [(x, y) for x, y in centres if a[0] - 6 < x < a[2] + 6 and a[1] - 6 < y < a[3] + 6]
         assert not covered, (a, covered)
+
+
+def _highlight_lines(svg: str) -> list[tuple[float, float, float, float]]:
+    return [tuple(float(e.get(k)) for k in ("x1", "y1", "x2", "y2")) for e in ET.fromstring(svg).iter()
+            if e.tag.endswith("line") and e.get("stroke") == "#fac828"]
+
+
+def test_the_last_swim_is_drawn_from_its_start_and_across_the_edge():
+    """Given the state before, Koi's picture draws the swim through every point it crossed; koi1 N
+    of the quick start leaves g3 by the top edge and comes back from the bottom to g5."""
+    core = make_core("koi", quick_start=True)
+    st = core.init(np.array([0]))
+    before = st.copy()
+    a = core.string_to_action("koi1 N")
+    core.step(st, np.array([a]))
+    assert _highlight_lines(core.render_svg(st, 0, (0, a))) == []  # without the state before: no path
+    lines = _highlight_lines(core.render_svg(st, 0, (0, a), before))
+    # g3 -> g2 -> g1 -> (edge) -> g7 -> g6 -> g5: 2 inner segments, 2 half ones at the edge, 2 more inside
+    assert len(lines) == 6 and len({x for line in lines for x in (line[0], line[2])}) == 1  # one column
+    ys = sorted(y for line in lines for y in (line[1], line[3]))
+    top, bottom = 26, 26 + 7 * core_cell(core)
+    assert ys[0] == top and ys[-1] == bottom  # the path touches both edges: it wrapped
+
+
+def core_cell(core) -> int:
+    from yyenvs.games.koi.picture import _cell
+    return _cell(core.board_size)
+
+
+def test_the_totems_last_step_is_drawn_from_to():
+    core = make_core("yoxii")
+    st = core.init(np.array([0]))
+    before = st.copy()
+    a = int(np.flatnonzero(core.legal_action_mask(st)[0])[0])  # the totem one square north
+    core.step(st, np.array([a]))
+    (line,) = _highlight_lines(core.render_svg(st, 0, (0, a), before))
+    assert line[0] == line[2] and line[1] - line[3] == 60  # one square up, in the same column

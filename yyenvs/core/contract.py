@@ -504,22 +504,35 @@ class GameCore(abc.ABC):
                          f"array of shape {shape}, got {problem}")
 
     # -- rendering (one row) --------------------------------------------
-    @abc.abstractmethod
+    #: the game's text-picture module: ``ansi(core, state, index) -> str``
+    text_module = None
+    #: the game's drawing module: ``scene(core, state, index, last_move, before) -> Scene`` and
+    #: ``action_targets(core, state, index, actions) -> {action: (target, ...)}``
+    picture_module = None
+
     def render_ansi(self, state: BatchState, index: int = 0) -> str:
         """A readable text picture of row ``index``."""
+        self.check_state(state)
+        if self.text_module is None:
+            raise NotImplementedError(f"{self.name} has no text picture")
+        return self.text_module.ansi(self, state, index)
 
-    def scene(self, state: BatchState, index: int = 0, last_move=None):
+    def scene(self, state: BatchState, index: int = 0, last_move=None, before=None):
         """The picture of row ``index`` as a :class:`~yyenvs.core.scene.Scene`; ``last_move``,
-        (seat, action) of the move that led there (seat -1: chance), is highlighted."""
-        raise NotImplementedError(f"{self.name} draws no pictures")
+        (seat, action) of the move that led there (seat -1: chance), is highlighted, and with
+        ``before``, the state it was made from (row ``index``), where it came from too."""
+        self.check_state(state)
+        if self.picture_module is None:
+            raise NotImplementedError(f"{self.name} draws no pictures")
+        return self.picture_module.scene(self, state, index, last_move, before)
 
-    def render_rgb(self, state: BatchState, index: int = 0, last_move=None) -> np.ndarray:
+    def render_rgb(self, state: BatchState, index: int = 0, last_move=None, before=None) -> np.ndarray:
         """An (H, W, 3) uint8 picture of row ``index`` (see :meth:`scene`)."""
-        return self.scene(state, index, last_move).rgb()
+        return self.scene(state, index, last_move, before).rgb()
 
-    def render_svg(self, state: BatchState, index: int = 0, last_move=None) -> str:
+    def render_svg(self, state: BatchState, index: int = 0, last_move=None, before=None) -> str:
         """The same picture as an SVG document (see :meth:`scene`)."""
-        return self.scene(state, index, last_move).svg()
+        return self.scene(state, index, last_move, before).svg()
 
     def click_targets(self, state: BatchState, index: int = 0) -> dict[int, tuple[str, ...]]:
         """{legal action: the ``data-target`` of each picture shape clicked, in order, to pick it}
@@ -528,7 +541,11 @@ class GameCore(abc.ABC):
         Actions without a place on the picture are missing; the play page lists every legal
         action by name as well, and offers by name the moves that clicks leave undecided.
         """
-        return {}
+        self.check_state(state)
+        if self.picture_module is None:
+            return {}
+        legal = np.flatnonzero(self.legal_action_mask(state.take([index]))[0])
+        return self.picture_module.action_targets(self, state, index, legal)
 
     # -- helpers shared by every game -------------------------------------
     def check_actions(self, state: BatchState, actions) -> np.ndarray:

@@ -79,7 +79,7 @@ def replay_page(core, record: GameRecord) -> str:
     """A self-contained HTML page replaying ``record`` (checked by replaying it first)."""
     states = replay(core, record)
     frames = [core.render_svg(states[0], 0)]
-    frames += [core.render_svg(st, 0, move) for st, move in zip(states[1:], record.moves)]
+    frames += [core.render_svg(st, 0, move, prev) for prev, st, move in zip(states, states[1:], record.moves)]
     title = f"{core.spec.title}: {' vs '.join(record.players)} (seed {record.seed})"
     who = lambda seat: "chance" if seat < 0 else record.players[seat]  # noqa: E731
     moves = [f"{who(seat)}: {name}" for (seat, _), name in zip(record.moves, record.notation)]

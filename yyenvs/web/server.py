@@ -66,6 +66,7 @@ cannot be written is reported in the view, the game is not undone).
         self._games += 1
         self.resigned = False
         self.state = self.core.init(np.array([self.seed], dtype=np.uint64))
+        self.before = None
         self.moves: list[tuple[int, int]] = []
         self.returns = np.zeros(self.core.num_players)
         self.save_error = ""
@@ -89,6 +90,7 @@ cannot be written is reported in the view, the game is not undone).
         self.resigned = True
 
     def _apply(self, action: int) -> None:
+        self.before = self.state.copy()  # the picture draws the last move from -> to
         self.moves.append((int(self.state.current_player[0]), int(action)))
         self.core.step(self.state, np.array([action], dtype=np.int64))
         self.returns += self.state.rewards[0]
@@ -125,12 +127,12 @@ cannot be written is reported in the view, the game is not undone).
             raise ValueError(f"action must be an integer from 0 to {self.core.num_actions - 1}, got {action!r}")
         if not self.core.legal_action_mask(st)[0, action]:
             raise ValueError(f"{self.core.action_to_string(action)!r} is not a legal move now")
-        before = (st.copy(), list(self.moves), self.returns.copy())
+        before = (st.copy(), list(self.moves), self.returns.copy(), self.before)
         try:
             self._apply(action)
             self._advance()
         except Exception:  # an agent that fails: the person's move is taken back, nothing changes
-            self.state, self.moves, self.returns = before
+            self.state, self.moves, self.returns, self.before = before
             raise
 
     def view(self) -> dict:
@@ -153,7 +155,7 @@ cannot be written is reported in the view, the game is not undone).
         else:
             result = ""
             status = "your move" if self.agents[seat] is None else f"{who(seat)} to move"
-        return {"svg": core.render_svg(st, 0, last), "legal": legal, "over": over, "status": status,
+        return {"svg": core.render_svg(st, 0, last, self.before), "legal": legal, "over": over, "status": status,
                 "result": result, "moves": [f"{who(s)}: {core.action_to_string(a)}" for s, a in self.moves],
                 "seed": self.seed, "save_error": self.save_error, "you": self.you(),
                 "seats": [f"{n} (seat {p})" for p, n in enumerate(core.player_names())],

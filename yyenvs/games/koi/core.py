@@ -50,6 +50,8 @@ class KoiCore(GameCore):
     """Yin Yang Koi (spec: ``seeds/koi.md``)."""
 
     spec = SPEC
+    text_module = render
+    picture_module = picture
     mobility_weight: float = 0.1
 
     def __init__(self, **options: Any) -> None:
@@ -193,15 +195,3 @@ class KoiCore(GameCore):
         return koi_text.to_text(state, index, self.board_size)
 
     # -- rendering --------------------------------------------------------------
-    def render_ansi(self, state: KoiState, index: int = 0) -> str:
-        self.check_state(state)
-        return render.ansi(self, state, index)
-
-    def scene(self, state, index: int = 0, last_move=None):
-        self.check_state(state)
-        return picture.scene(self, state, index, last_move)
-
-    def click_targets(self, state, index: int = 0) -> dict[int, str]:
-        self.check_state(state)
-        legal = np.flatnonzero(self.legal_action_mask(state.take([index]))[0])
-        return picture.action_targets(self, state, index, legal)

@@ -4,7 +4,17 @@ it is and the last move; and the click targets of the play page."""
 from __future__ import annotations
 
 from yyenvs.core.scene import Scene
-from yyenvs.games.koi.rules import NUM_KOI, SETUP, TAIJI, YANG_FRY, YANG_KOI, YIN_FRY, YIN_KOI, swim_end
+from yyenvs.games.koi.rules import (
+    DIR_VECTORS,
+    NUM_KOI,
+    SETUP,
+    TAIJI,
+    YANG_FRY,
+    YANG_KOI,
+    YIN_FRY,
+    YIN_KOI,
+    swim_end,
+)
 from yyenvs.games.koi.text import koi_slots
 
 YIN, YANG = (25, 25, 35), (245, 245, 240)
@@ -17,7 +27,7 @@ def _cell(n: int) -> int:
     return max(26, min(52, 468 // n))
 
 
-def scene(core, state, index: int, last_move=None) -> Scene:
+def scene(core, state, index: int, last_move=None, before=None) -> Scene:
     """``last_move``: (seat, action) of the move that led here, highlighted; or None."""
     n = core.board_size
     cell = _cell(n)
@@ -58,8 +68,41 @@ def scene(core, state, index: int, last_move=None) -> Scene:
             sc.circle(cx, cy, cell * 0.18, body, (40, 80, 120), 1.5, target=f"p{p}")
         else:
             sc.circle(cx, cy, cell * 0.12, WATER, target=f"p{p}")  # a click target on empty water
+    if before is not None and last_move is not None:
+        _swim_path(core, before, index, last_move, sc, margin, cell)
     _panel(core, state, index, last_move, sc, side + 2 * margin + 6)
     return sc
+
+
+def _swim_path(core, before, index, last_move, sc: Scene, margin, cell) -> None:
+    """The last swim from its start to where it stopped, a line through every point swum over; a
+    swim across the pond's edge leaves by one side and comes back by the other."""
+    seat, a = int(last_move[0]), int(last_move[1])
+    n = core.board_size
+    if a < n * n:  # a placement: nothing swam
+        return
+    k, d = divmod(a - n * n, core.num_dirs)
+    start = int(before.koi[index, seat, k])
+    end = swim_end(before.board, index, start, d, core.rays, seat)
+    if start < 0 or end < 0:
+        return
+    points = [start]
+    for q in core.rays[start, d]:
+        points.append(int(q))
+        if q == end:
+            break
+    centre = lambda p: (margin + (p % n) * cell + cell / 2, margin + (p // n) * cell + cell / 2)  # noqa: E731
+    dr, dc = DIR_VECTORS[core.num_dirs][d]
+    half = (dc * cell / 2, dr * cell / 2)
+    for p, q in zip(points, points[1:]):
+        (x1, y1), (x2, y2) = centre(p), centre(q)
+        if abs(x2 - x1) <= cell * 1.01 and abs(y2 - y1) <= cell * 1.01:
+            sc.line(x1, y1, x2, y2, HIGHLIGHT, 3)
+        else:  # across the edge: out by one side, in by the other
+            sc.line(x1, y1, x1 + half[0], y1 + half[1], HIGHLIGHT, 3)
+            sc.line(x2 - half[0], y2 - half[1], x2, y2, HIGHLIGHT, 3)
+    x, y = centre(start)
+    sc.circle(x, y, cell * 0.16, None, HIGHLIGHT, 3)  # where the koi set out
 
 
 def _half_disc(cx, cy, r, steps: int = 16):

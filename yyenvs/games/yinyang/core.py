@@ -67,6 +67,8 @@ class YinYangState(BatchState):
 
 class YinYangCore(GameCore):
     spec = SPEC
+    text_module = render
+    picture_module = picture
 
     def __init__(self, **options):
         super().__init__(**options)
@@ -222,15 +224,3 @@ class YinYangCore(GameCore):
         return out
 
     # -- rendering -------------------------------------------------------------------
-    def render_ansi(self, state: YinYangState, index: int = 0) -> str:
-        self.check_state(state)
-        return render.ansi(self, state, index)
-
-    def scene(self, state, index: int = 0, last_move=None):
-        self.check_state(state)
-        return picture.scene(self, state, index, last_move)
-
-    def click_targets(self, state, index: int = 0) -> dict[int, str]:
-        self.check_state(state)
-        legal = np.flatnonzero(self.legal_action_mask(state.take([index]))[0])
-        return picture.action_targets(self, state, index, legal)

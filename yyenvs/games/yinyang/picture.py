@@ -31,7 +31,7 @@ def _city_xy(d, c):
     return 20 + d.pos[c, 0] * (MAP_W - 60), TOP + 16 + d.pos[c, 1] * (MAP_H - 40)
 
 
-def scene(core, state, index: int, last_move=None) -> Scene:
+def scene(core, state, index: int, last_move=None, before=None) -> Scene:
     """``last_move``: (seat, action) of the move that led here (seat -1: chance); or None."""
     s, i, P = state, index, core.num_players
     sc = Scene(W, H, PAPER)

@@ -53,6 +53,8 @@ class YoxiiCore(GameCore):
     """
 
     spec = SPEC
+    text_module = render
+    picture_module = picture
     action_feature_names = ACTION_FEATURE_NAMES
 
     def __init__(self, **options):
@@ -178,15 +180,3 @@ class YoxiiCore(GameCore):
         return yoxii_text.to_text(state, index)
 
     # -- rendering --------------------------------------------------------------
-    def render_ansi(self, state: YoxiiState, index: int = 0) -> str:
-        self.check_state(state)
-        return render.ansi(state, index)
-
-    def scene(self, state, index: int = 0, last_move=None):
-        self.check_state(state)
-        return picture.scene(self, state, index, last_move)
-
-    def click_targets(self, state, index: int = 0) -> dict[int, str]:
-        self.check_state(state)
-        legal = np.flatnonzero(self.legal_action_mask(state.take([index]))[0])
-        return picture.action_targets(self, state, index, legal)

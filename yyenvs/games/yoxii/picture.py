@@ -21,7 +21,7 @@ PIECE = ((250, 250, 245), (190, 40, 40))  # white, red
 PIECE_INK = ((40, 40, 40), (250, 235, 235))
 
 
-def scene(core, state, index: int, last_move=None) -> Scene:
+def scene(core, state, index: int, last_move=None, before=None) -> Scene:
     """``last_move``: (seat, action) of the move that led here, highlighted; or None."""
     side = SIZE * CELL
     sc = Scene(side + 2 * MARGIN + PANEL, side + 2 * MARGIN, (236, 230, 214))
@@ -47,6 +47,11 @@ def scene(core, state, index: int, last_move=None) -> Scene:
             seat = 0 if v > 0 else 1
             sc.circle(cx, cy, CELL * 0.38, PIECE[seat], (30, 30, 30), 2, target=f"c{c}")
             sc.text(cx, cy, str(abs(v)), CELL * 0.4, PIECE_INK[seat], "middle", bold=True)
+    if before is not None and last_move is not None:  # the totem's step or jump, from -> to
+        (r1, c1), (r2, c2) = CELL_RC[int(before.totem[index])], CELL_RC[totem]
+        centre = lambda r, c: (MARGIN + c * CELL + CELL / 2, MARGIN + r * CELL + CELL / 2)  # noqa: E731
+        sc.line(*centre(r1, c1), *centre(r2, c2), HIGHLIGHT, 4)
+        sc.circle(*centre(r1, c1), CELL * 0.12, None, HIGHLIGHT, 3)
     x0 = side + 2 * MARGIN + 8
     sc.text(x0, 40, "Yoxii", 18, INK, bold=True)
     scores = core.scores(state.take([index]))[0] if state.terminated[index] else None

@@ -7,7 +7,7 @@ from yyenvs.games.yoxii.text import to_text
 COLUMNS = "abcdefg"  # column letters, west to east; rows are numbered 7 (north) to 1
 
 
-def ansi(state, index: int) -> str:
+def ansi(core, state, index: int) -> str:
     board = to_text(state, index).splitlines()  # the text board, with row numbers and column letters
     lines = [f"{SIZE - r} {row}" for r, row in enumerate(board)]
     lines.append("  " + " ".join(f"{ch:<2}" for ch in COLUMNS).rstrip())
