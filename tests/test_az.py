@@ -19,7 +19,7 @@ from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, considered_visit
 from yyenvs.core.contract import CHANCE_PLAYER, OptionError
 from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
-from training.config import DEFAULTS, ConfigError, load_config
+from yyenvs.training.config import DEFAULTS, ConfigError, load_config
 
 
 def flat_network(core):
@@ -456,7 +456,7 @@ def test_eval_sample_reaches_every_policy_played_without_search(tmp_path):
     policy, a PPO checkpoint and a search network played alone (as a path or ``az:<checkpoint>``)
     draw their moves: over copies of one position they play several moves, where without it each
     plays one.  A search agent's spec is unchanged by it."""
-    from training.evaluate import make_entrants
+    from yyenvs.training.evaluate import make_entrants
     from yyenvs.agents import pretrained_path
     from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
     from yyenvs.agents.pvnet import network_description
@@ -535,7 +535,7 @@ TINY = {  # per game: options, games at once, moves in all (enough for games to 
 
 
 def tiny_config(run_dir, game="koi", **extra):
-    from training.config import load_config
+    from yyenvs.training.config import load_config
     options, games, moves = TINY[game]
     overrides = {"algo": "az", "game": game, "game_options": options, "run_dir": str(run_dir),
                  "num_envs": games, "total_timesteps": moves, "torch_threads": 1,
@@ -549,7 +549,7 @@ def tiny_config(run_dir, game="koi", **extra):
 @pytest.mark.parametrize("game", list(TINY))
 def test_trainer_machinery(tmp_path, game):
     """A seconds-long run: games finish, targets are distributions and results, the network learns."""
-    from training.az import AZTrainer
+    from yyenvs.training.az import AZTrainer
     t = AZTrainer(tiny_config(tmp_path / "run", game), log=lambda m: None)
     try:
         info = t.train()
@@ -573,7 +573,7 @@ def test_trainer_machinery(tmp_path, game):
 def test_trainer_searches_with_find_wins(tmp_path):
     """``az.find_wins`` reaches the self-play search, the quick evaluation and the final entrant,
     with the other search settings that differ from an agent's defaults."""
-    from training.az import AZTrainer
+    from yyenvs.training.az import AZTrainer
     t = AZTrainer(tiny_config(tmp_path / "run", "yoxii", **{"az.find_wins": True, "az.c_puct": 2.0}),
                   log=lambda m: None)
     try:
@@ -592,7 +592,8 @@ def test_trainer_searches_with_find_wins(tmp_path):
 
 def test_trainer_plays_a_share_of_games_against_the_baselines(tmp_path):
     """With selfplay.baseline_share, one seat of those games is the baseline's: played by it, not recorded."""
-    from training.az import AZTrainer, SelfPlay
+    from yyenvs.training.az import AZTrainer
+    from yyenvs.training.selfplay import SelfPlay
     t = AZTrainer(tiny_config(tmp_path / "run", **{"selfplay.baseline_share": 0.5,
                                                    "selfplay.baselines": ["random", "greedy"]}),
                   log=lambda m: None)
@@ -627,7 +628,7 @@ def test_trainer_plays_a_share_of_games_against_the_baselines(tmp_path):
 
 def test_trainer_plays_the_networks_own_prior_as_a_baseline(tmp_path):
     """selfplay.baselines=[prior]: that seat is the network being trained, unsearched, drawing its moves."""
-    from training.az import AZTrainer
+    from yyenvs.training.az import AZTrainer
     t = AZTrainer(tiny_config(tmp_path / "run", **{"selfplay.baseline_share": 0.5, "selfplay.baselines": ["prior"]}),
                   log=lambda m: None)
     try:
@@ -648,7 +649,7 @@ def test_trainer_plays_the_networks_own_prior_as_a_baseline(tmp_path):
         assert played["prior"] > 0 and t.samples_played == played["search"]  # the prior's seat is not recorded
     finally:
         t.close()
-    from training.config import load_config
+    from yyenvs.training.config import load_config
     run_dir = f"run_dir={tmp_path / 'cfg'}"
     with pytest.raises(ConfigError, match="'prior'.*--algo az only"):
         load_config(None, [run_dir, "selfplay.baselines=[prior]"])  # PPO, the default algo
@@ -657,7 +658,7 @@ def test_trainer_plays_the_networks_own_prior_as_a_baseline(tmp_path):
 
 
 def test_value_targets_are_returns_from_the_movers_seat():
-    from training.az import PendingGames
+    from yyenvs.training.selfplay import PendingGames
     pg = PendingGames(2, (1,), 3, 3, max_length=10)
     zero = np.zeros((1, 3))
     searched = ([0.5, 0, -0.5], [0, 0.25, 0], [-1, 1, 0])  # the search's values, absolute seats
@@ -680,7 +681,7 @@ def test_value_targets_are_returns_from_the_movers_seat():
 
 
 def test_value_targets_are_discounted_per_step_to_the_games_end():
-    from training.az import PendingGames
+    from yyenvs.training.selfplay import PendingGames
     pg = PendingGames(1, (1,), 3, 2, max_length=10)
     for mover, step in ((0, 0), (1, 1), (1, 3)):  # step 2 was not recorded (a forced move, say)
         pg.record(np.array([0]), np.zeros((1, 1)), np.ones((1, 3), bool), np.full((1, 3), 1 / 3),
@@ -693,7 +694,7 @@ def test_value_targets_are_discounted_per_step_to_the_games_end():
 
 def test_trainer_with_a_discount_records_it_for_its_agents(tmp_path):
     """az.discount: discounted targets, the network's description keeps it, its agents search with it."""
-    from training.az import AZTrainer
+    from yyenvs.training.az import AZTrainer
     from yyenvs.agents.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
     t = AZTrainer(tiny_config(tmp_path / "run", **{"az.discount": 0.9}), log=lambda m: None)
     try:
@@ -722,7 +723,7 @@ def test_trainer_with_a_discount_records_it_for_its_agents(tmp_path):
 
 def test_cosine_learning_rate_schedule(tmp_path):
     """az.lr_schedule=cosine: from learning_rate down to lr_final x it over the run's budget."""
-    from training.az import AZTrainer, cosine_rate
+    from yyenvs.training.az import AZTrainer, cosine_rate
     assert cosine_rate(1e-3, 0.1, 0.0) == pytest.approx(1e-3)
     assert cosine_rate(1e-3, 0.1, 0.5) == pytest.approx(0.55e-3)
     assert cosine_rate(1e-3, 0.1, 1.0) == pytest.approx(1e-4) == cosine_rate(1e-3, 0.1, 3.0)
@@ -743,7 +744,7 @@ def test_cosine_learning_rate_schedule(tmp_path):
 
 def test_trainer_mixes_the_searchs_values_into_its_targets(tmp_path):
     """az.q_weight: the value targets are no longer results only, and stay in the reward range."""
-    from training.az import AZTrainer
+    from yyenvs.training.az import AZTrainer
     t = AZTrainer(tiny_config(tmp_path / "run", **{"az.q_weight": 0.5}), log=lambda m: None)
     try:
         t.train()
@@ -755,7 +756,7 @@ def test_trainer_mixes_the_searchs_values_into_its_targets(tmp_path):
 
 
 def test_trainer_resumes_and_its_network_plays(tmp_path):
-    from training.az import AZTrainer
+    from yyenvs.training.az import AZTrainer
     t = AZTrainer(tiny_config(tmp_path / "run"), log=lambda m: None)
     try:
         info = t.train()
@@ -781,7 +782,7 @@ def test_trainer_resumes_and_its_network_plays(tmp_path):
     assert make_agent(f"az:{final}:3", core).simulations == 3
     assert make_agent(final, core).simulations is None
     # export keeps the whole network (the search needs its values), in float16
-    from training.checkpoints import export, info
+    from yyenvs.training.checkpoints import export, info
     assert "policy-value network" in info(final)
     export(final, str(tmp_path / "small"))
     small = make_agent(f"az:{tmp_path / 'small.safetensors'}:3", core)
@@ -855,7 +856,7 @@ def test_convolutions_wrap_where_the_board_wraps(tmp_path):
 
 def test_sampled_opening_moves_follow_the_improved_policy():
     """az.sample_plies: moves drawn from the policy target, legal, reproducible, spread by its weights."""
-    from training.az import sample_policy
+    from yyenvs.training.selfplay import sample_policy
     policy = np.zeros((4000, 5))
     policy[:, 1], policy[:, 3] = 0.25, 0.75
     seeds = np.arange(4000, dtype=np.uint64)
@@ -868,14 +869,15 @@ def test_sampled_opening_moves_follow_the_improved_policy():
 
 
 def test_trainer_with_sampled_openings_records_valid_targets(tmp_path, monkeypatch):
-    import training.az as az
+    import yyenvs.training.az as az
+    import yyenvs.training.selfplay as selfplay
     plies = []
 
     def counting(policy, seeds, ply):
         plies.extend(ply.tolist())
         return sample(policy, seeds, ply)
-    sample = az.sample_policy
-    monkeypatch.setattr(az, "sample_policy", counting)
+    sample = selfplay.sample_policy
+    monkeypatch.setattr(selfplay, "sample_policy", counting)
     t = az.AZTrainer(tiny_config(tmp_path / "run", **{"az.sample_plies": 6}), log=lambda m: None)
     try:
         t.train()
@@ -888,12 +890,13 @@ def test_trainer_with_sampled_openings_records_valid_targets(tmp_path, monkeypat
 
 def test_score_margins_rank_lost_games_and_blend_into_value_targets(tmp_path):
     """az.score_weight: a close loss gets a higher target than a heavy one; targets stay in [-1, 1]."""
-    import training.az as az
+    import yyenvs.training.az as az
     from yyenvs.games import make_core
     core = make_core("koi")
     st = core.init(np.zeros(3, np.uint64))
     st.fry[:] = [[14, 13], [14, 2], [5, 14]]
-    m = az.score_margins(core, st)
+    from yyenvs.training.selfplay import score_margins
+    m = score_margins(core, st)
     np.testing.assert_allclose(m, [[1 / 27, -1 / 27], [12 / 16, -12 / 16], [-9 / 19, 9 / 19]])
     t = az.AZTrainer(tiny_config(tmp_path / "run", **{"az.score_weight": 0.5}), log=lambda m: None)
     try:

@@ -122,7 +122,7 @@ def test_replay_page_steps_through_the_game_offline(browser, tmp_path, game, opt
     body.send_keys(Keys.END)
     assert _wait(browser, "return document.body.dataset.frame") == str(n)
     assert browser.find_element(By.ID, "result").text == result_text(record.players, record.returns,
-                                                                     record.terminated)
+                                                                     record.terminated, core.solo_levels)
     assert browser.find_element(By.ID, "slider").get_attribute("value") == str(n)
     assert tuple(_shown(browser)) == tuple(_drawn(core.render_svg(states[-1], 0, record.moves[-1], states[-2])))
     # the screenshot shows a drawn board, and the last frame differs from the first
@@ -199,7 +199,7 @@ def test_play_page_plays_a_whole_game_against_an_agent(browser, tmp_path, game, 
             moves += 1
             assert moves < 2000
         assert browser.find_element(By.ID, "result").text == result_text(
-            session.names, session.returns.tolist(), bool(session.state.terminated[0]))
+            session.names, session.returns.tolist(), bool(session.state.terminated[0]), core.solo_levels)
         assert len(session.saved) == 1
         record, rcore = load_record(session.saved[0])
         assert record.players.count("human") == 1 and len(replay(rcore, record)) == len(session.moves) + 1

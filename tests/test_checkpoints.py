@@ -193,7 +193,7 @@ def crafted_zip(tmp_path, core, name="evil"):
     """An old-format checkpoint (zip + JSON with the right SHA-256) whose unpickling writes a marker file."""
     from sb3_contrib import MaskablePPO
     from yyenvs.agents.network import FastMaskablePolicy
-    from training.pool import OpponentPool
+    from yyenvs.training.pool import OpponentPool
     from yyenvs.integrations.sb3 import LearnerVecEnv
     env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, baselines=["random"]))
     model = MaskablePPO(FastMaskablePolicy, env, n_steps=4, batch_size=4, policy_kwargs={"net_arch": [8]},
@@ -255,8 +255,8 @@ def test_no_loader_runs_code_from_a_crafted_checkpoint(tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert "zip format" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     # a run directory holding an old checkpoint is not resumed from it
-    from training.config import load_config
-    from training.train import Trainer
+    from yyenvs.training.config import load_config
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     (run / "checkpoints").mkdir(parents=True)
     for suffix in (".zip", ".json"):
@@ -301,7 +301,7 @@ def test_convert_trusted_old_checkpoint(tmp_path, capsys):
 
 def test_export_is_small_and_plays_the_same(tmp_path, capsys):
     import torch
-    from training.checkpoints import export
+    from yyenvs.training.checkpoints import export
     core = make_core("yoxii")
     src = tmp_path / "full.safetensors"
     torch.manual_seed(0)  # the same weights whichever tests ran before in this process
@@ -325,7 +325,7 @@ def test_export_is_small_and_plays_the_same(tmp_path, capsys):
 
 # --- faults ------------------------------------------------------------------------------------------
 def _cfg(run_dir, **extra):
-    from training.config import load_config
+    from yyenvs.training.config import load_config
     over = [("run_dir", str(run_dir)), ("num_envs", 4), ("ppo.n_steps", 8), ("ppo.batch_size", 32),
             ("ppo.n_epochs", 1), ("ppo.net_arch", [8]), ("total_timesteps", 64), ("torch_threads", 1),
             ("selfplay.snapshot_every", 32), ("checkpoint.every", 32), ("eval.every", 0),
@@ -335,7 +335,7 @@ def _cfg(run_dir, **extra):
 
 
 def test_resume_restores_optimizer_and_skips_an_incomplete_checkpoint(tmp_path):
-    from training.train import Trainer, checkpoint_files
+    from yyenvs.training.train import Trainer, checkpoint_files
     run = tmp_path / "run"
     t = Trainer(_cfg(run), log=lambda m: None)
     t.train()
@@ -360,8 +360,8 @@ def test_resume_restores_optimizer_and_skips_an_incomplete_checkpoint(tmp_path):
 
 
 def test_run_directory_lock(tmp_path):
-    from training.config import ConfigError
-    from training.train import Trainer
+    from yyenvs.training.config import ConfigError
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     t = Trainer(_cfg(run), log=lambda m: None)
     with pytest.raises(ConfigError, match="in use by another training run"):
@@ -369,7 +369,7 @@ def test_run_directory_lock(tmp_path):
     t.close()
     Trainer(_cfg(run), log=lambda m: None).close()
     # a process that died holding the lock: its lock is gone with it
-    code = ("import sys, time; sys.path.insert(0, %r); from training.train import RunLock; "
+    code = ("import sys, time; sys.path.insert(0, %r); from yyenvs.training.run import RunLock; "
             "lock = RunLock(%r); print('locked', flush=True); time.sleep(60)") % (os.getcwd(), str(run))
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
@@ -385,7 +385,7 @@ def test_run_directory_lock(tmp_path):
 def test_write_error_keeps_earlier_checkpoints(tmp_path, monkeypatch, capsys):
     import errno
     import safetensors.torch
-    from training.train import Trainer, checkpoint_files, main
+    from yyenvs.training.train import Trainer, checkpoint_files, main
     run = tmp_path / "run"
     t = Trainer(_cfg(run, total_timesteps=32), log=lambda m: None)
     t.train()
@@ -409,7 +409,7 @@ def test_write_error_keeps_earlier_checkpoints(tmp_path, monkeypatch, capsys):
 
 def test_pool_snapshot_replaced_by_a_crafted_file_is_left_out(tmp_path):
     """A snapshot that a training checkpoint names, swapped for a hostile zip: refused, not run."""
-    from training.train import Trainer
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     t = Trainer(_cfg(run), log=lambda m: None)
     t.train()
@@ -517,7 +517,7 @@ def test_descriptions_and_tensors_that_do_not_fit_are_refused(tmp_path):
 
 
 def test_export_refuses_what_it_cannot_hold_and_bad_destinations(tmp_path, capsys):
-    from training.checkpoints import export
+    from yyenvs.training.checkpoints import export
     core = make_core("yoxii")
     src = tmp_path / "ck.safetensors"
     policy = tiny_checkpoint(core, src)
@@ -550,8 +550,8 @@ def test_file_options_recorded_in_a_checkpoint_are_not_followed(tmp_path, capsys
 
 
 def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tmp_path):
-    from training.config import ConfigError
-    from training.train import Trainer, checkpoint_files
+    from yyenvs.training.config import ConfigError
+    from yyenvs.training.train import Trainer, checkpoint_files
     run = tmp_path / "run"
     t = Trainer(_cfg(run), log=lambda m: None)
     t.train()
@@ -581,7 +581,7 @@ def test_loading_a_checkpoint_needs_nothing_from_training(tmp_path):
             "from yyenvs.agents import make_agent; core = make_core('yoxii'); "
             f"agent = make_agent({str(path)!r}, core); s = core.init(np.arange(3)); "
             "agent(s, core.legal_action_mask(s)); "
-            "bad = sorted(m for m in sys.modules if m == 'training' or m.startswith('training.')); "
+            "bad = sorted(m for m in sys.modules if m.startswith('yyenvs.training')); "
             "assert not bad, bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -590,7 +590,13 @@ def test_loading_a_checkpoint_needs_nothing_from_training(tmp_path):
 
 def test_earlier_zip_checkpoints_still_find_their_policy_class():
     """Earlier stable-baselines3 zips name the policy class training.policy.FastMaskablePolicy
-    (their unpickling imports it); the name still leads to the one class."""
+    (their unpickling imports it); while ``convert`` loads one, the name leads to the one class,
+    and afterwards no module named ``training`` is left behind."""
+    import sys
+
     from yyenvs.agents import network
-    for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):
-        assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(network, name)
+    from yyenvs.training.checkpoints import _earlier_policy_module
+    with _earlier_policy_module():
+        for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):
+            assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(network, name)
+    assert "training" not in sys.modules and "training.policy" not in sys.modules

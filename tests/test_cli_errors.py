@@ -232,13 +232,15 @@ def test_an_agent_name_with_a_typo_gets_a_suggestion(capsys):
 
 def test_the_solo_result_names_the_achievement_level():
     from yyenvs.web.pages import result_text
-    assert result_text(["greedy"], [0.0], True) == "greedy reached achievement level 0 (lost)"
-    assert result_text(["me"], [4.0], True) == "me reached achievement level 4 (Master)"
+    from yyenvs.games import make_core
+    levels = make_core("yinyang", num_players=1).solo_levels
+    assert result_text(["greedy"], [0.0], True, levels) == "greedy reached achievement level 0 (lost)"
+    assert result_text(["me"], [4.0], True, levels) == "me reached achievement level 4 (Master)"
 
 
 def test_a_ratings_plot_without_checkpoints_shows_bars_not_training_steps():
     pytest.importorskip("matplotlib")
-    from training.evaluate import ratings_figure
+    from yyenvs.training.evaluate import ratings_figure
     scripted = {"game": "koi", "entrants": [{"name": "random", "rating": 0.0, "step": None},
                                             {"name": "greedy", "rating": 300.0, "step": None}]}
     ax = ratings_figure(scripted).axes[0]

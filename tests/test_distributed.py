@@ -7,14 +7,14 @@ import os
 import numpy as np
 import pytest
 
-from training.distributed import check_address, portable_spec
+from yyenvs.training.distributed import check_address, portable_spec
 from yyenvs.core.contract import OptionError
 
 ray = pytest.importorskip("ray")
 
 
 def test_ray_evaluation_gives_the_local_table(tmp_path):
-    from training.evaluate import main
+    from yyenvs.training.evaluate import main
     args = ["random", "greedy", "mcts:4", "--game", "koi", "-o", "board_size=5", "-o", "directions=4", "-o", "win_fry=14",
             "--games", "6", "--seed", "3"]
     assert main(args + ["--out", str(tmp_path / "local")]) == 0
@@ -45,8 +45,8 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
     """az.workers: self-play on Ray actors feeds the learner; targets are as in-process, the network learns,
     the weights reach the workers, and a resumed run goes on from the checkpoint."""
     from tests.test_az import tiny_config
-    from training.az import AZTrainer
-    from training.distributed import RaySelfPlay
+    from yyenvs.training.az import AZTrainer
+    from yyenvs.training.distributed import RaySelfPlay
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     sent = []
     trained = RaySelfPlay.trained
@@ -82,7 +82,7 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
 
 
 def test_train_refuses_ray_options_it_cannot_use(capsys):
-    from training.train import main
+    from yyenvs.training.train import main
     assert main(["--config", "configs/koi.yaml", "--ray-address", "auto"]) == 2
     assert "--ray-address needs" in capsys.readouterr().err
     assert main(["--config", "configs/az_koi.yaml", "--backend", "rllib"]) == 2

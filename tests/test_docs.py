@@ -6,7 +6,7 @@
 * Every relative link of those files names an existing file, and a ``#anchor``
   on a Markdown file names one of its headings.
 * The config-key table of docs/training.md is the one :func:`config_table`
-  builds from ``training/config.py`` (defaults, ranges, choices and the
+  builds from ``yyenvs/training/config.py`` (defaults, ranges, choices and the
   comment beside each default).  ``python tests/test_docs.py`` rewrites it.
 """
 from __future__ import annotations
@@ -142,7 +142,7 @@ def test_relative_link_exists(where, target):
 
 # -- the config table ------------------------------------------------------------
 def _default_comments(config_module) -> dict[str, str]:
-    """The comment written beside each key of ``DEFAULTS`` in training/config.py, by flat key."""
+    """The comment written beside each key of ``DEFAULTS`` in yyenvs/training/config.py, by flat key."""
     source = pathlib.Path(config_module.__file__).read_text(encoding="utf-8")
     comments = {}
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
@@ -222,12 +222,12 @@ def _cell(text: str) -> str:
 def config_table() -> str:
     """The Markdown table of every config key: key, default, allowed values, meaning.
 
-    Built from ``training.config``: ``FLAT_DEFAULTS`` (key and default), ``RANGES``,
+    Built from ``yyenvs.training.config``: ``FLAT_DEFAULTS`` (key and default), ``RANGES``,
     ``CHOICES`` and ``LIST_ENTRIES`` (allowed values) and, for the meaning, the
     comment written beside the key's default (a ``DESCRIPTIONS`` mapping, when the
     module has one, takes precedence).
     """
-    from training import config
+    from yyenvs.training import config
     meanings = {**_default_comments(config), **getattr(config, "DESCRIPTIONS", {})}
     rows = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
     for key, default in config.FLAT_DEFAULTS.items():

@@ -96,8 +96,8 @@ def test_eval_keeps_earlier_results_unless_forced(tmp_path, capsys):
 
 
 def test_a_fresh_training_run_keeps_an_earlier_runs_final_policy(tmp_path):
-    from training.config import ConfigError
-    from training.train import Trainer
+    from yyenvs.training.config import ConfigError
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     run.mkdir()
     tiny_checkpoint(make_core("yoxii"), run / "final.safetensors")

@@ -196,7 +196,7 @@ def test_notation_round_trips_for_every_action(game, options):
 
 
 def test_cli_saves_games_and_replays_them(tmp_path, capsys):
-    from training.evaluate import main as eval_main
+    from yyenvs.training.evaluate import main as eval_main
     from yyenvs.play import main as play_main
     from yyenvs.replay import main as replay_main
     assert play_main(["--game", "koi", "--agents", "greedy", "random", "--games", "4",

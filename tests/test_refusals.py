@@ -51,7 +51,7 @@ def test_aec_step_after_the_game_warns_and_does_nothing(caplog):
 
 @pytest.mark.parametrize("seed,ok", [(2**32 - 1, True), (2**32, False), (2**40, False), (-1, False)])
 def test_training_seeds_are_checked_against_numpys_range(seed, ok):
-    from training.config import ConfigError, load_config
+    from yyenvs.training.config import ConfigError, load_config
     if ok:
         assert load_config(None, [("seed", seed)])["seed"] == seed
     else:

@@ -37,7 +37,7 @@ def _steps_per_round(game) -> int:
 
 
 def tiny_config(game, run_dir, **extra):
-    from training.config import load_config
+    from yyenvs.training.config import load_config
     unit = _steps_per_round(game)
     over = ([("game", game), ("run_dir", str(run_dir))] + TINY
             + [("total_timesteps", 3 * unit), ("selfplay.snapshot_every", unit),
@@ -48,7 +48,7 @@ def tiny_config(game, run_dir, **extra):
 @pytest.fixture(scope="module", params=GAME_IDS)
 def trained(request, tmp_path_factory):
     """One tiny run per game (shared by the tests below)."""
-    from training.train import Trainer
+    from yyenvs.training.train import Trainer
     game = request.param
     run_dir = tmp_path_factory.mktemp(f"run_{game}")
     trainer = Trainer(tiny_config(game, run_dir), log=lambda m: None)
@@ -95,7 +95,7 @@ def test_checkpoints_saved(trained):
 
 
 def test_resume_continues(trained):
-    from training.train import Trainer
+    from yyenvs.training.train import Trainer
     game, run_dir, trainer, info, _ = trained
     t2 = Trainer(tiny_config(game, run_dir, total_timesteps=info["steps"] + 256), log=lambda m: None)
     assert t2.resumed_from is not None
@@ -106,7 +106,7 @@ def test_resume_continues(trained):
     assert info2["steps"] >= info["steps"] + 256
     t2.close()
     # a fresh run refuses to overwrite, and another game is refused
-    from training.config import ConfigError
+    from yyenvs.training.config import ConfigError
     with pytest.raises(ConfigError, match="resume"):
         Trainer(tiny_config(game, run_dir, resume=False), log=lambda m: None)
     other = [g for g in GAME_IDS if g != game]
@@ -137,7 +137,7 @@ def test_evaluation_outputs(trained, capsys):
 
 
 def test_eval_command(trained, tmp_path, capsys):
-    from training.evaluate import main
+    from yyenvs.training.evaluate import main
     game, run_dir, *_ = trained
     rc = main([os.path.join(run_dir, "final.safetensors"), "random", "--games", "6", "--out", str(tmp_path)])
     assert rc == 0
@@ -149,7 +149,7 @@ def test_eval_command(trained, tmp_path, capsys):
 def test_eval_balanced_seats():
     """Seats alternate: random vs random wins about half each way, and the
     cross-table is consistent (A's wins are B's losses)."""
-    from training.evaluate import make_entrants, tournament
+    from yyenvs.training.evaluate import make_entrants, tournament
     from yyenvs.games import make_core
     core = make_core(GAME_IDS[0])
     ents = make_entrants(["random", "greedy"], core)
@@ -166,7 +166,7 @@ def test_one_match_function_for_play_eval_and_training():
     """``yyenvs play``, ``yyenvs eval`` and the evaluations during training play the same
     games: a tournament's first pairing is play_match of its two entrants under the same seed."""
     import yyenvs.play
-    from training.evaluate import make_entrants, tournament
+    from yyenvs.training.evaluate import make_entrants, tournament
     from yyenvs.agents.match import play_match
     from yyenvs.games import make_core
     assert yyenvs.play.play_match is play_match
@@ -183,7 +183,7 @@ def test_one_match_function_for_play_eval_and_training():
 @pytest.mark.parametrize("game", [g for g, spec in GAMES.items() if spec.players[1] >= 3])
 def test_multiplayer_placements(game):
     """3-player games are scored pairwise from placements."""
-    from training.evaluate import make_entrants, tournament
+    from yyenvs.training.evaluate import make_entrants, tournament
     from yyenvs.games import make_core
     core = make_core(game, num_players=3)
     res = tournament(core, make_entrants(["random", "greedy"], core), 6, seed=2)
@@ -195,14 +195,14 @@ def test_multiplayer_placements(game):
 
 
 def test_train_command_rejects_bad_key(capsys):
-    from training.train import main
+    from yyenvs.training.train import main
     assert main(["ppo.learnig_rate=1"]) == 2
     assert "ppo.learnig_rate" in capsys.readouterr().err
 
 
 def test_pfsp_favours_least_beaten():
     """PFSP weights (1 - p)^2 from recorded results; baseline_share splits the draw."""
-    from training.pool import OpponentPool
+    from yyenvs.training.pool import OpponentPool
     from yyenvs.games import make_core
     core = make_core(GAME_IDS[0])
     pool = OpponentPool(core, 4, None, baselines=["random", "greedy"], latest=0.2, pfsp_power=2.0,
@@ -245,8 +245,8 @@ def test_pfsp_favours_least_beaten():
 @pytest.mark.parametrize("game", GAME_IDS)
 def test_cnn_option(game, tmp_path):
     """ppo.cnn_channels trains and reloads on plane observations; refused on vectors."""
-    from training.config import ConfigError
-    from training.train import Trainer
+    from yyenvs.training.config import ConfigError
+    from yyenvs.training.train import Trainer
     from yyenvs.agents.checkpoint import load_policy_agent
     from yyenvs.games import make_core
     core = make_core(game)
@@ -306,7 +306,7 @@ def test_action_features_policy(tmp_path):
     each action's lookahead features to its logit; it trains, saves and reloads,
     and a large 'win now' weight makes it take an immediate win."""
     import torch as th
-    from training.train import Trainer
+    from yyenvs.training.train import Trainer
     from yyenvs.agents.checkpoint import load_policy_agent
     from yyenvs.games import make_core
     cfg = tiny_config("yoxii", tmp_path, **{"game_options": {"action_features": True},
@@ -336,10 +336,34 @@ def test_action_features_policy(tmp_path):
 
 
 def test_quick_settings_keep_the_game_options_of_the_chosen_game():
-    from training.config import load_config
-    from training.train import _quick_overrides
+    from yyenvs.training.config import load_config
+    from yyenvs.training.train import _quick_overrides
     over = _quick_overrides("configs/koi.yaml")
     assert not any(k.startswith("game_options") or k == "game" for k, _ in over)
     cfg = load_config("configs/koi.yaml", over)
     assert cfg["game"] == "koi" and "action_features" not in cfg["game_options"]
     assert cfg["max_minutes"] == load_config("configs/quick.yaml", [])["max_minutes"]
+
+
+@pytest.mark.parametrize("script, config, extra", [
+    ("ppo_selfplay.py", "configs/yoxii.yaml", ["num_envs=8", "total_timesteps=512", "ppo.n_steps=32",
+                                                "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.net_arch=[16]"]),
+    ("search_selfplay.py", "configs/az_koi.yaml", ["num_envs=8", "total_timesteps=300", "az.simulations=4",
+                                                    "az.max_considered=4", "az.hidden=[16]", "az.min_replay=32",
+                                                    "az.batch_size=32", "az.eval_simulations=2"]),
+])
+def test_the_training_scripts_run_a_short_self_play(tmp_path, script, config, extra):
+    """training/<script>.py, the one-screen pipelines a user copies: a short run writes its final
+    network and evaluates it."""
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    small = ["torch_threads=1", "log.progress=false", "log.tensorboard=false", "eval.every=0",
+             "eval.final_games=4", "eval.table_games=2", "eval.table_snapshots=2",
+             "selfplay.snapshot_every=256", "checkpoint.every=256", f"run_dir={tmp_path / 'run'}"]
+    r = subprocess.run([sys.executable, os.path.join("training", script), "--config", config, *small, *extra],
+                       capture_output=True, text=True, timeout=600, cwd=root)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "trained to" in r.stdout and (tmp_path / "run" / "final.safetensors").exists()
+    assert (tmp_path / "run" / "eval" / "eval.json").exists()

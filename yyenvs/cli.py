@@ -1,7 +1,7 @@
 """The ``yyenvs`` command: ``bench``, ``play``, ``replay``, ``train``, ``eval``, ``checkpoint``.
 
 ``train`` and ``eval`` need the ``train`` extra (torch, stable-baselines3,
-sb3-contrib); they live in the ``training`` package.
+sb3-contrib); they live in ``yyenvs.training``.
 
 A user error (a bad argument, game option, data file, config or checkpoint)
 prints one line ``yyenvs <command>: error: ...`` on stderr and exits with
@@ -18,9 +18,9 @@ COMMANDS = {
     "bench": ("yyenvs.bench", "measure steps/s and memory of every game (random legal play)"),
     "play": ("yyenvs.play", "play a batch of games between two agents, or play one yourself (--human)"),
     "replay": ("yyenvs.replay", "write a game record as a self-contained HTML page to watch"),
-    "train": ("training.train", "self-play training from a YAML config"),
-    "eval": ("training.evaluate", "matches between checkpoints and baselines, with ratings"),
-    "checkpoint": ("training.checkpoints", "inspect, export (policy only) or convert a checkpoint"),
+    "train": ("yyenvs.training.train", "self-play training from a YAML config"),
+    "eval": ("yyenvs.training.evaluate", "matches between checkpoints and baselines, with ratings"),
+    "checkpoint": ("yyenvs.training.checkpoints", "inspect, export (policy only) or convert a checkpoint"),
 }
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib"}
 MAX_SEED = 2**63  # seeds are stored as uint64; the bound leaves room for seed + k

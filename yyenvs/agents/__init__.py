@@ -44,6 +44,19 @@ def pretrained_path(core: GameCore) -> str:
                       f"options {want}; the package has {files or 'none'} for {core.name}")
 
 
+def load_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> Agent:
+    """The agent of checkpoint ``path``, its header read once: a PPO policy
+    (:class:`~yyenvs.agents.checkpoint.PolicyAgent`) or a search network played alone
+    (:class:`~yyenvs.agents.az.AZAgent`); ``deterministic``: the most probable legal move, or a
+    move drawn from the policy."""
+    from yyenvs.agents.checkpoint import PV_CLASS, load_policy_agent, read_metadata
+    meta = read_metadata(path)
+    if meta["policy"].get("class") == PV_CLASS:
+        from yyenvs.agents.az import load_az_agent
+        return load_az_agent(meta["path"], core, seed, sample=not deterministic)
+    return load_policy_agent(meta["path"], core, seed, deterministic, meta=meta)
+
+
 def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
     """An agent for ``core`` from an opponent spec (see the module docstring).  ``deterministic``:
     whether a policy without search (a checkpoint, ``pretrained``, ``az:<checkpoint>``) plays its
@@ -60,8 +73,7 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
     if spec == "greedy":
         return GreedyAgent(core, seed)
     if spec == PRETRAINED:
-        from yyenvs.agents.checkpoint import load_policy_agent
-        agent = load_policy_agent(pretrained_path(core), core, seed, deterministic)
+        agent = load_agent(pretrained_path(core), core, seed, deterministic)
         agent.name = PRETRAINED
         return agent
     if name in ("random", "greedy", PRETRAINED) and colon:
@@ -77,9 +89,9 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
         from yyenvs.agents.az import load_az_agent, parse_az_spec
         path, simulations, options = parse_az_spec(spec)
         return load_az_agent(path, core, seed, simulations, sample=not (deterministic or simulations), **options)
-    from yyenvs.agents.checkpoint import load_policy_agent, looks_like_checkpoint
+    from yyenvs.agents.checkpoint import looks_like_checkpoint
     if looks_like_checkpoint(spec):
-        return load_policy_agent(spec, core, seed, deterministic)
+        return load_agent(spec, core, seed, deterministic)
     near = difflib.get_close_matches(spec.split(":")[0], [*BASELINES, "pretrained", "az"], n=1) \
         if isinstance(spec, str) else []
     hint = f" (did you mean {near[0]!r}?)" if near else ""

@@ -619,14 +619,14 @@ def observing_core(meta: dict, core: GameCore) -> GameCore:
         raise CheckpointError(f"checkpoint {meta['path']!r}: {e}") from None
 
 
-def load_policy_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> Agent:
-    """A :class:`PolicyAgent` from checkpoint ``path`` (validated against ``core``, up to the
-    options of :func:`observing_core`); for a search agent's checkpoint, its network alone
-    (:class:`~yyenvs.agents.az.AZAgent`, no search)."""
-    meta = read_metadata(path)
+def load_policy_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True, meta=None) -> Agent:
+    """A :class:`PolicyAgent` from the PPO checkpoint ``path`` (validated against ``core``, up to
+    the options of :func:`observing_core`; ``meta``: its header, when already read).  A search
+    network's checkpoint is :func:`yyenvs.agents.load_agent`'s to load."""
+    meta = read_metadata(path) if meta is None else meta
     if meta["policy"].get("class") == PV_CLASS:
-        from yyenvs.agents.az import load_az_agent
-        return load_az_agent(path, core, seed, sample=not deterministic)
+        raise CheckpointError(f"checkpoint {meta['path']!r} holds a search network: load it with "
+                              "yyenvs.agents.load_agent or the agent spec 'az:<checkpoint>'")
     observer = observing_core(meta, core)
     policy, meta = load_policy(path, observer)
     agent = PolicyAgent(observer, policy, seed, deterministic, label=checkpoint_label(meta["path"]))

@@ -1,7 +1,7 @@
 """Matches between agents: batched games, seats alternating, results pairwise.
 
 Used by ``yyenvs play`` (:mod:`yyenvs.play`), ``yyenvs eval`` and the
-evaluations during training (:mod:`training.evaluate`):
+evaluations during training (:mod:`yyenvs.training.evaluate`):
 
 * :func:`play_games` plays many games at once, each entrant called once per
   ply for all the rows where it is to move;

@@ -503,6 +503,9 @@ class GameCore(abc.ABC):
         raise ValueError(f"{self.name}: {what} out= must be a writeable C-contiguous {dtype} "
                          f"array of shape {shape}, got {problem}")
 
+    #: a solo game's reward is a level: its names by number (empty where there is no solo game)
+    solo_levels: tuple = ()
+
     # -- rendering (one row) --------------------------------------------
     #: the game's text-picture module: ``ansi(core, state, index) -> str``
     text_module = None

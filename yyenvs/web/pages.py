@@ -14,7 +14,6 @@ from html import escape
 from importlib import resources
 
 from yyenvs.core.record import GameRecord, replay
-from yyenvs.games.yinyang.scoring import ACHIEVEMENT_LEVELS
 
 PAGE = "page.html"
 
@@ -58,15 +57,16 @@ def unpack_frames(packed: dict) -> list[str]:
     return out
 
 
-def result_text(players, returns, terminated: bool) -> str:
-    """The result in words: who won (or that it was a draw, or stopped), with the returns."""
+def result_text(players, returns, terminated: bool, levels=()) -> str:
+    """The result in words: who won (or that it was a draw, or stopped), with the returns; a solo
+    game's reward is its level, named by ``levels`` (the core's ``solo_levels``) where it has one."""
     ret = ", ".join(f"{r:g}" for r in returns)
     if not terminated:
         return "stopped before the end (no result)"
-    if len(players) == 1:  # the solo game's reward is its achievement level, not the score
+    if len(players) == 1:
         level = int(returns[0])
-        name = ACHIEVEMENT_LEVELS[level] if 0 <= level < len(ACHIEVEMENT_LEVELS) else str(level)
-        return f"{players[0]} reached achievement level {level} ({name})"
+        name = f" ({levels[level]})" if 0 <= level < len(levels) else ""
+        return f"{players[0]} reached achievement level {level}{name}"
     names = [f"{p} (seat {s})" for s, p in enumerate(players)]
     best = max(returns)
     winners = [n for n, r in zip(names, returns) if r == best]
@@ -84,7 +84,7 @@ def replay_page(core, record: GameRecord) -> str:
     who = lambda seat: "chance" if seat < 0 else record.players[seat]  # noqa: E731
     moves = [f"{who(seat)}: {name}" for (seat, _), name in zip(record.moves, record.notation)]
     return fill(title, {"mode": "replay", "moves": moves, "frames": pack_frames(frames),
-                        "result": result_text(record.players, record.returns, record.terminated),
+                        "result": result_text(record.players, record.returns, record.terminated, core.solo_levels),
                         "players": record.players})
 
 

@@ -150,7 +150,7 @@ cannot be written is reported in the view, the game is not undone).
         if self.resigned:
             result, status = "you resigned (the game is not saved)", "game over"
         elif over:
-            result = result_text(self.names, self.returns.tolist(), bool(st.terminated[0]))
+            result = result_text(self.names, self.returns.tolist(), bool(st.terminated[0]), core.solo_levels)
             status = "game over"
         else:
             result = ""

@@ -40,7 +40,7 @@ from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data
 from yyenvs.games.yinyang.heuristic import heuristic_kernel
 from yyenvs.games.yinyang.mask import mask_kernel
 from yyenvs.games.yinyang.observe import observe_kernel
-from yyenvs.games.yinyang.scoring import scores_kernel, solo_level_kernel
+from yyenvs.games.yinyang.scoring import ACHIEVEMENT_LEVELS, scores_kernel, solo_level_kernel
 from yyenvs.games.yinyang.setup import init_kernel
 from yyenvs.games.yinyang.spec import SPEC
 
@@ -69,6 +69,7 @@ class YinYangCore(GameCore):
     spec = SPEC
     text_module = render
     picture_module = picture
+    solo_levels = ACHIEVEMENT_LEVELS
 
     def __init__(self, **options):
         super().__init__(**options)

@@ -4,7 +4,7 @@ Evaluation (``yyenvs eval ... --ray [ADDRESS]``): the pairs of a cross-table as 
 
 Each task gets the game, its options, the entrants' specs and one pair, and
 builds the entrants again in its own process with the seeds the driver used
-(:func:`training.evaluate.make_entrants`).  A pair's games depend only on the
+(:func:`yyenvs.training.evaluate.make_entrants`).  A pair's games depend only on the
 tournament seed, the pair and the entrants (:func:`yyenvs.agents.match.pair_seeds`,
 per-game agent streams), so the table is the one a local run gives, whatever
 the number of workers or the order in which the tasks finish.  Checkpoint
@@ -86,7 +86,7 @@ def _pair_task(game: str, options: dict, specs: list[str], seed: int, determinis
                i: int, j: int, games: int):
     import torch
 
-    from training.evaluate import make_entrants, play_pair
+    from yyenvs.training.matches import make_entrants, play_pair
     from yyenvs.games import make_core
     torch.set_num_threads(1)  # one task per core
     core = make_core(game, **options)
@@ -126,7 +126,7 @@ class SelfPlayWorker:
     def __init__(self, cfg: dict, desc: dict, worker: int, stream: int, weights: dict):
         import torch
 
-        from training.az import SelfPlay, make_baselines, make_search
+        from yyenvs.training.selfplay import SelfPlay, make_baselines, make_search
         from yyenvs.agents.pvnet import make_network
         from yyenvs.games import make_core
         torch.set_num_threads(1)

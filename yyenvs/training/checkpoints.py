@@ -11,10 +11,12 @@
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import sys
+import types
 
 from yyenvs.agents.checkpoint import (ALGOS, PV_CLASS, SUFFIX, CheckpointError, check_pool_state,
                                       checkpoint_path, core_options, game_metadata, load_policy, optimizer_tensors,
@@ -98,6 +100,21 @@ def _legacy_metadata(zpath: str) -> dict:
     return meta
 
 
+@contextlib.contextmanager
+def _earlier_policy_module():
+    """Earlier zips name their policy class ``training.policy.FastMaskablePolicy`` (the module's
+    place before it moved into the package): that name leads to the one class while they load."""
+    from yyenvs.training import policy
+    added = [name for name in ("training", "training.policy") if name not in sys.modules]
+    sys.modules.setdefault("training", types.ModuleType("training"))
+    sys.modules.setdefault("training.policy", policy)
+    try:
+        yield
+    finally:
+        for name in added:
+            del sys.modules[name]
+
+
 def convert(zpath, out=None, log=print, force: bool = False) -> dict:
     """Convert an earlier-format checkpoint (this unpickles ``zpath``: trusted files only).
 
@@ -111,7 +128,8 @@ def convert(zpath, out=None, log=print, force: bool = False) -> dict:
     old = _legacy_metadata(zpath)
     core = make_core(old["game"], **old["options"])
     try:
-        model = MaskablePPO.load(zpath, device="cpu")  # the unpickling step
+        with _earlier_policy_module():
+            model = MaskablePPO.load(zpath, device="cpu")  # the unpickling step
     except Exception as e:  # not a stable-baselines3 save after all
         raise CheckpointError(f"{zpath!r} could not be read as a MaskablePPO save: "
                               f"{type(e).__name__}: {' '.join(str(e).split())[:200]}") from None

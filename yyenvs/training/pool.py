@@ -61,7 +61,7 @@ class OpponentPool(Opponent):
         self.latest_share = float(latest)
         self.baseline_share = float(baseline_share)
         if self.latest_share + self.baseline_share > 1.0 + 1e-9:
-            from training.config import ConfigError
+            from yyenvs.training.config import ConfigError
             raise ConfigError(f"selfplay.latest ({latest}) + selfplay.baseline_share ({baseline_share}) "
                               "must not exceed 1")
         self.pfsp_power = float(pfsp_power)

@@ -11,7 +11,7 @@
   column entrant, with the 95% Wilson interval of the win rate (draws count
   as non-wins).  Multi-player games are scored pairwise from placements.
 * Ratings: Bradley-Terry (Elo scale) fitted to the whole table by the MM
-  algorithm (:mod:`training.ratings`), ``random`` anchored at 0 when present.
+  algorithm (:mod:`yyenvs.training.ratings`), ``random`` anchored at 0 when present.
 * Outputs (``--out DIR``): ``eval.json`` (entrants, table, intervals, ratings)
   and ``ratings.png`` (rating of each snapshot against its training step,
   baselines as horizontal lines).
@@ -26,66 +26,19 @@ import time
 
 import numpy as np
 
-from yyenvs.agents import make_agent
 from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
-from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, seat_pattern
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
 from yyenvs.core.files import check_output
-from yyenvs.core.record import GameRecorder, record_paths, save_records
+from yyenvs.core.record import record_paths
 from yyenvs.games import GAMES, make_core
-from training.ratings import bradley_terry, wilson_interval
+from yyenvs.training.matches import Entrant, make_entrants, play_pair
+from yyenvs.training.ratings import bradley_terry, wilson_interval
 
 
 # --- the tournament ------------------------------------------------------------------
-class Entrant:
-    def __init__(self, name: str, agent, step: int | None = None, kind: str = "baseline", spec: str | None = None):
-        self.name, self.agent, self.step, self.kind = name, agent, step, kind
-        self.spec = spec  #: what it was made from (a baseline name, an az: spec, a path)
-
-
-def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
-    """Entrants from specs: baseline names, ``az:`` specs or checkpoint paths (name = file stem,
-    with ``:<n>`` and any search settings for a search agent)."""
-    out, seen = [], set()
-    for k, spec in enumerate(specs):
-        spec = os.fspath(spec)
-        if spec.startswith("az:") or looks_like_checkpoint(spec):
-            agent = make_agent(spec, core, seed + k, deterministic)
-            name = agent.name
-            parent = os.path.basename(os.path.dirname(os.path.abspath(agent.metadata["path"])))
-            if name in seen:
-                name = f"{parent}/{name}"
-            out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint", spec))
-        else:
-            out.append(Entrant(spec, make_agent(spec, core, seed + k, deterministic), None, "baseline", spec))
-        if out[-1].name in seen:
-            raise OptionError(f"entrant {out[-1].name!r} given twice")
-        seen.add(out[-1].name)
-    return out
-
-
-def play_pair(core, entrants: list[Entrant], i: int, j: int, games: int, seed: int, save_games=None):
-    """The games of pair (i, j): wins and draws (n x n, row against column) and the
-    entrants' timing (seconds in act, moves made).  The games depend on the seed and
-    the pair only, so any process that builds the same entrants plays the same ones.
-    With ``save_games`` (a directory) each game is written there as a record,
-    ``<i>-<j>-<k>.json``."""
-    n = len(entrants)
-    seats = seat_pattern(i, j, core.num_players, games)
-    timing = np.zeros((n, 2))
-    seeds = pair_seeds(seed, i, j, games)
-    recorder = None if save_games is None else GameRecorder(
-        seeds, [[entrants[e].name for e in row] for row in seats])
-    scores, _ = play_games(core, [e.agent for e in entrants], seats, seeds, timing, recorder)
-    if recorder is not None:
-        save_records(recorder.records, save_games, f"{i}-{j}")
-    w, d = pairwise_from_scores(scores, seats, n)
-    return w, d, timing
-
-
 def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=None,
                progress=None, ray_address: str | None = None, deterministic: bool = True,
                save_games=None) -> dict:
@@ -94,7 +47,7 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
     ``games``: games per pair, or a dict ``{(i, j): games}`` (pairs missing from it
     are skipped).  With ``ray_address`` (``""``: a Ray started on this machine) each
     pair is a Ray task that builds the entrants again from their specs
-    (:mod:`training.distributed`), giving the same table; ``deterministic`` is how
+    (:mod:`yyenvs.training.distributed`), giving the same table; ``deterministic`` is how
     those tasks build checkpoint policies.  ``save_games``: a directory for a record
     of every game (not with Ray)."""
     n = len(entrants)
@@ -120,7 +73,7 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
     if ray_address is None:
         results = ((k, play_pair(core, entrants, i, j, g, seed, save_games)) for k, (i, j, g) in enumerate(jobs))
     else:
-        from training.distributed import ray_pairs
+        from yyenvs.training.distributed import ray_pairs
         results = ray_pairs(core, entrants, jobs, seed, ray_address, deterministic)
     for done, (k, (w, d, t)) in enumerate(results):
         wins += w

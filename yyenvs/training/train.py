@@ -1,10 +1,10 @@
 """Self-play training with MaskablePPO on the batched vector environment.
 
 ``yyenvs train --config configs/yoxii.yaml [KEY=VALUE ...]``
-(or ``python -m training.train ...``).
+(or ``python -m yyenvs.training.train ...``).
 
 * The learner plays ``num_envs`` games at once (:class:`yyenvs.integrations.sb3.LearnerVecEnv`),
-  its seat drawn per game; opponents come from :class:`training.pool.OpponentPool`
+  its seat drawn per game; opponents come from :class:`yyenvs.training.pool.OpponentPool`
   (latest policy, PFSP-sampled snapshots, scripted baselines), each opponent
   computing its moves for all its rows in one call.
 * Every ``selfplay.snapshot_every`` steps a frozen copy of the policy joins the
@@ -21,209 +21,15 @@
 """
 from __future__ import annotations
 
-import glob
 import os
-import re
 import sys
 import time
 
-import numpy as np
 
 from yyenvs.cli import ArgumentParser, one_line
 from yyenvs.core.contract import OptionError
-from yyenvs.games import make_core
-from training.config import ConfigError, load_config
-
-CKPT_RE = re.compile(r"ckpt_(\d{10})\.safetensors$")
-
-
-def checkpoint_files(run_dir: str) -> list[tuple[int, str]]:
-    """(step, path) of the run's checkpoints, oldest first."""
-    out = []
-    for path in glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.safetensors")):
-        m = CKPT_RE.search(path)
-        if m:
-            out.append((int(m.group(1)), path))
-    return sorted(out)
-
-
-class RunLock:
-    """An exclusive lock on a run directory for as long as a run uses it.
-
-    ``flock`` locks vanish with the process that held them, so the lock of a
-    process that died is taken over without any clean-up.
-    """
-
-    def __init__(self, run_dir: str):
-        import fcntl
-        self.path = os.path.join(run_dir, ".lock")
-        try:  # never through a link: a crafted run_dir must not make us write elsewhere
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        except OSError as e:
-            raise ConfigError(f"run_dir {run_dir!r}: cannot use its lock file {self.path!r}: "
-                              f"{e.strerror or e}") from None
-        self.fh = os.fdopen(fd, "r+")
-        try:
-            fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self.fh.seek(0)
-            holder = self.fh.read().strip() or "another process"
-            self.fh.close()
-            raise ConfigError(f"run_dir {run_dir!r} is in use by another training run (pid {holder}); "
-                              "wait for it to finish or choose another run_dir") from None
-        self.fh.truncate(0)
-        self.fh.write(str(os.getpid()))
-        self.fh.flush()
-
-    def release(self) -> None:
-        if not self.fh.closed:
-            self.fh.close()  # closing the file releases the flock
-
-
-class TrainingRun:
-    """What every trainer's run has: its config, game core, locked run directory, clock and
-    final evaluation.  A trainer subclasses it (:class:`Trainer` for PPO,
-    :class:`training.az.AZTrainer`)."""
-
-    #: the ``algo`` a training checkpoint of this trainer records
-    algo = ""
-
-    def _open_run(self, cfg: dict, log=None) -> None:
-        self.cfg = cfg
-        self.log = log or (lambda msg: print(msg, file=sys.stderr, flush=True))
-        self._set_threads()
-        self.core = make_core(cfg["game"], **cfg["game_options"])
-        self._make_run_dirs()
-        self.lock = RunLock(self.run_dir)
-
-    # -- the run directory ------------------------------------------------------------
-    def _set_threads(self) -> None:
-        import torch
-        torch.set_num_threads(self.cfg["torch_threads"])
-
-    def _make_run_dirs(self) -> None:
-        """``run_dir`` (a new one per run where it holds ``{time}``) and its sub-directories."""
-        cfg = self.cfg
-        if "{time}" in cfg["run_dir"]:  # a new directory per run (the quick demo)
-            cfg["run_dir"] = cfg["run_dir"].replace("{time}", time.strftime("%Y%m%d-%H%M%S"))
-        self.run_dir = cfg["run_dir"]
-        self.dirs = {k: os.path.join(self.run_dir, k) for k in ("checkpoints", "snapshots", "tb", "eval")}
-        try:
-            for d in self.dirs.values():
-                os.makedirs(d, exist_ok=True)
-        except OSError as e:
-            raise ConfigError(f"run_dir {self.run_dir!r} cannot be used: {e.strerror or e}") from None
-
-    def close(self) -> None:
-        """Release the run directory."""
-        self.lock.release()
-
-    def _remove_stale_temporaries(self) -> None:
-        """Half-written files of a killed run (never read: a save renames only complete files)."""
-        pattern = [os.path.join(self.dirs[d], "*.safetensors.tmp*") for d in ("checkpoints", "snapshots")]
-        for tmp in glob.glob(pattern[0]) + glob.glob(pattern[1]) + glob.glob(
-                os.path.join(self.run_dir, "final.safetensors.tmp*")):
-            if os.path.isfile(tmp) and not os.path.islink(tmp):
-                os.remove(tmp)
-
-    def _find_resume_point(self):
-        """``(path, meta, tensors)`` of the newest complete checkpoint, or None for a fresh run.
-
-        A newest checkpoint that cannot be read (truncated, altered, malformed) is
-        skipped and reported; one for another game or other options is refused.
-        """
-        from yyenvs.agents.checkpoint import CheckpointError, check_compatible, read_checkpoint
-        ckpts = checkpoint_files(self.run_dir)
-        legacy = glob.glob(os.path.join(self.dirs["checkpoints"], "ckpt_*.zip"))
-        if legacy and not ckpts:
-            raise CheckpointError(
-                f"run_dir {self.run_dir!r} holds checkpoints in the earlier stable-baselines3 zip format, "
-                "which is not loaded (loading it unpickles, which can run code); convert the newest with "
-                f"'yyenvs checkpoint convert --trust {sorted(legacy)[-1]}' if you trust it, "
-                "or choose another run_dir")
-        if not ckpts:
-            self._refuse_earlier_outputs()
-            return None
-        if not self.cfg["resume"]:
-            raise ConfigError(f"run_dir {self.run_dir!r} already holds checkpoints; set resume=true "
-                              "to continue that run or choose another run_dir")
-        for _, path in reversed(ckpts):
-            try:
-                meta, tensors = read_checkpoint(path)
-            except CheckpointError as e:  # read without a core: a fault of the file itself
-                self.log(f"skipping incomplete or unreadable checkpoint: {e}")
-                continue
-            if meta["kind"] != "checkpoint" or meta.get("algo", "MaskablePPO") != self.algo or (
-                    self.algo == "MaskablePPO" and meta.get("pool") is None):
-                self.log(f"skipping {path!r}: a {meta['kind']} file, not a training checkpoint")
-                continue
-            if meta["game"] != self.core.name:
-                raise CheckpointError(f"cannot resume {path!r}: it is a {meta['game']!r} run but the config "
-                                      f"asks for {self.core.name!r}")
-            try:
-                check_compatible(meta, self.core, f"checkpoint {path!r}")
-            except CheckpointError as e:
-                raise CheckpointError(f"cannot resume: {e}") from None
-            return path, meta, tensors
-        raise CheckpointError(f"run_dir {self.run_dir!r}: none of its {len(ckpts)} checkpoints is readable; "
-                              "choose another run_dir")
-
-    def _refuse_earlier_outputs(self) -> None:
-        """ConfigError if a fresh run would write over files of an earlier run in ``run_dir``."""
-        earlier = [os.path.join(self.run_dir, "final.safetensors"),
-                   os.path.join(self.dirs["eval"], "eval.json"), os.path.join(self.dirs["eval"], "ratings.png")]
-        earlier += sorted(glob.glob(os.path.join(self.dirs["snapshots"], "*.safetensors")))[:1]
-        found = next((p for p in earlier if os.path.lexists(p)), None)
-        if found is not None:
-            raise ConfigError(f"run_dir {self.run_dir!r} holds {found!r} from an earlier run and no checkpoint "
-                              "to resume from; a new run would replace it: choose another run_dir")
-
-    def elapsed(self) -> float:
-        return self.elapsed_before + (time.time() - self.t_start if hasattr(self, "t_start") else 0.0)
-
-    def final_entrant(self, final: str) -> str:
-        """The agent spec of the final policy in the final evaluation."""
-        return final
-
-    def final_evaluation(self, print_fn=print) -> dict | None:
-        """The final policy vs the baselines (``eval.final_games`` each) plus a round
-        robin of evenly spaced snapshots (``eval.table_games`` per pair): table,
-        ratings, ``run_dir/eval/eval.json`` and ``ratings.png``."""
-        from training.evaluate import format_table, make_entrants, tournament, write_outputs
-        ev = self.cfg["eval"]
-        if ev["final_games"] <= 0 and ev["table_games"] <= 0:
-            return None
-        final = os.path.join(self.run_dir, "final.safetensors")
-        snaps = sorted(glob.glob(os.path.join(self.dirs["snapshots"], "step_*.safetensors")))
-        k = ev["table_snapshots"]
-        if len(snaps) > k:
-            idx = np.unique(np.round(np.linspace(0, len(snaps) - 1, k)).astype(int)) if k else []
-            snaps = [snaps[i] for i in idx]
-        baselines = list(dict.fromkeys(ev["opponents"]))
-        entrants = make_entrants([self.final_entrant(final)] + snaps + baselines, self.core, self.cfg["seed"],
-                                 deterministic=ev["deterministic"])
-        entrants[0].name = "final"
-        n = len(entrants)
-        base = set(range(n - len(baselines), n))
-        games = {}
-        for i in range(n):
-            for j in range(i + 1, n):
-                if i == 0 and j in base:
-                    games[(i, j)] = max(ev["final_games"], 2) if ev["final_games"] else ev["table_games"]
-                elif i in base and j in base:
-                    games[(i, j)] = ev["table_games"]
-                else:
-                    games[(i, j)] = ev["table_games"]
-        games = {p: g for p, g in games.items() if g >= 2}
-        t0 = time.time()
-        result = tournament(self.core, entrants, games, seed=self.cfg["seed"] + 77)
-        result["training_steps"] = self.steps
-        paths = write_outputs(result, self.dirs["eval"])
-        print_fn(format_table(result))
-        print_fn(headline(result))
-        print_fn(f"evaluation took {time.time() - t0:.0f}s; wrote {paths['json']} and {paths['plot']}")
-        return result
-
+from yyenvs.training.config import ConfigError, load_config
+from yyenvs.training.run import TrainingRun, checkpoint_files
 
 class Trainer(TrainingRun):
     """One MaskablePPO training run (fresh or resumed) described by a config dict.
@@ -272,7 +78,7 @@ class Trainer(TrainingRun):
 
     def _make_pool(self):
         """The self-play pool (its latest policy is set once the model exists)."""
-        from training.pool import OpponentPool
+        from yyenvs.training.pool import OpponentPool
         cfg, sp = self.cfg, self.cfg["selfplay"]
         return OpponentPool(self.core, cfg["num_envs"], None, baselines=sp["baselines"],
                             latest=sp["latest"], pfsp_power=sp["pfsp_power"],
@@ -360,7 +166,7 @@ class Trainer(TrainingRun):
         from yyenvs.agents import make_agent
         from yyenvs.agents.checkpoint import PolicyAgent
         from yyenvs.agents.match import play_match
-        from training.ratings import wilson_interval
+        from yyenvs.training.ratings import wilson_interval
         ev = self.cfg["eval"]
         me = PolicyAgent(self.core, self.model.policy, self.cfg["seed"], ev["deterministic"], label="current")
         out = {"step": int(self.model.num_timesteps)}
@@ -376,7 +182,7 @@ class Trainer(TrainingRun):
 
     # -- the run ----------------------------------------------------------------------------
     def train(self) -> dict:
-        from training.callbacks import SelfPlayCallback
+        from yyenvs.training.callbacks import SelfPlayCallback
         cfg = self.cfg
         remaining = cfg["total_timesteps"] - int(self.model.num_timesteps)
         self.t_start = time.time()
@@ -394,18 +200,6 @@ class Trainer(TrainingRun):
                 "elapsed_s": self.elapsed()}
 
 
-def headline(result: dict, player: str = "final") -> str:
-    lines = []
-    for r in result["table"]:
-        if r["player"] == player and r["opponent"] in ("random", "greedy") or (
-                r["player"] == player and not r["opponent"].startswith("step_")):
-            lo, hi = r["win_rate_ci95"]
-            lines.append(f"{player} vs {r['opponent']}: {r['wins']} wins, {r['draws']} draws, "
-                         f"{r['losses']} losses in {r['games']} games -> win rate "
-                         f"{100 * r['win_rate']:.1f}% (95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
-    return "\n".join(lines)
-
-
 def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs train", description=__doc__.splitlines()[0])
     p.add_argument("--config", "-c", default=None, help="YAML config (e.g. configs/yoxii.yaml)")
@@ -414,7 +208,7 @@ def main(argv=None) -> int:
                    help="shortcut for algo=...: ppo (MaskablePPO self-play, the default) or az "
                         "(Gumbel AlphaZero: search with a policy-value network)")
     p.add_argument("--backend", choices=("local", "rllib"), default="local",
-                   help="local: the project's trainers (default); rllib: PPO on RLlib (training/rllib_train.py, "
+                   help="local: the project's trainers (default); rllib: PPO on RLlib (yyenvs/training/rllib_train.py, "
                         "in the RLlib environment)")
     p.add_argument("--ray-address", default=None, metavar="ADDRESS",
                    help="with --backend rllib, or --algo az with az.workers > 0: the Ray cluster to run on "
@@ -439,7 +233,7 @@ def main(argv=None) -> int:
         if args.backend == "rllib":
             return _train_on_rllib(cfg, args.ray_address)
         if cfg["algo"] == "az":
-            from training.az import AZTrainer
+            from yyenvs.training.az import AZTrainer
             trainer = AZTrainer(cfg, ray_address=args.ray_address)
         else:
             trainer = Trainer(cfg)
@@ -470,14 +264,14 @@ def _train_on_rllib(cfg: dict, address) -> int:
     except ImportError as e:
         raise ConfigError(f"--backend rllib needs RLlib ({e}): pip install -e '.[rllib]' in an environment "
                           f"of its own (ray[rllib] pins gymnasium 1.2.2), e.g. ./dev test makes .venv-rllib") from None
-    from training.rllib_train import run
+    from yyenvs.training.rllib_train import run
     run(cfg, address, log=lambda m: print(m, flush=True))
     return 0
 
 
 def _quick_overrides(config_path) -> list:
     """The quick demo's settings, from configs/quick.yaml next to the given config."""
-    from training.config import flat_config, read_config_file
+    from yyenvs.training.config import flat_config, read_config_file
     base = os.path.dirname(config_path) if config_path else "configs"
     path = os.path.join(base, "quick.yaml")
     if not os.path.exists(path):

@@ -30,7 +30,7 @@ import json
 import os
 import time
 
-from training.config import ConfigError
+from yyenvs.training.config import ConfigError
 
 
 def build_algo(cfg: dict):
@@ -56,7 +56,7 @@ def build_algo(cfg: dict):
 def run(cfg: dict, address: str | None = None, log=print) -> dict:
     import ray
 
-    from training.ratings import wilson_interval
+    from yyenvs.training.ratings import wilson_interval
     from yyenvs.agents import make_agent
     from yyenvs.agents.match import play_match
     from yyenvs.games import make_core
