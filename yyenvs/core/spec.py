@@ -90,6 +90,7 @@ class GameSpec:
 
     id: str  #: short lowercase name, the registry key, e.g. ``"yoxii"``
     title: str  #: the game's name for people, e.g. ``"Yin Yang Koi"``
+    gym_name: str  #: the name in its Gymnasium id, e.g. ``"Koi"`` for ``yyenvs/Koi-v1``
     version: int  #: the environment version: bumped when a game's behaviour changes
     core: str  #: ``"module:Class"`` of the core, imported on first use
     players: tuple[int, int]  #: the fewest and most players
@@ -160,7 +161,7 @@ class GameSpec:
         return self.gym_id_of(self.version)
 
     def gym_id_of(self, version: int) -> str:
-        return f"yyenvs/{self.title.replace('Yin Yang ', '').replace(' ', '')}-v{version}"
+        return f"yyenvs/{self.gym_name}-v{version}"
 
     @property
     def pettingzoo_module(self) -> str:

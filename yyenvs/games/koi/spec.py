@@ -9,7 +9,7 @@ from yyenvs.core.spec import GameSpec, Option
 PLY_MAX = 2**31 - 1  # the largest ply an int32 holds
 
 SPEC = GameSpec(
-    id="koi", title="Yin Yang Koi", version=1, core="yyenvs.games.koi.core:KoiCore",
+    id="koi", title="Yin Yang Koi", gym_name="Koi", version=1, core="yyenvs.games.koi.core:KoiCore",
     players=(2, 2), chance=False, symmetry="D4", board_wraps=True, max_game_length=400,
     options=(
         Option("board_size", "int", 7, "points per side of the square pond", low=5, high=19, odd=True),

@@ -3,7 +3,7 @@
 from yyenvs.core.spec import GameSpec, Option
 
 SPEC = GameSpec(
-    id="yinyang", title="Yin Yang", version=1, core="yyenvs.games.yinyang.core:YinYangCore",
+    id="yinyang", title="Yin Yang", gym_name="YinYang", version=1, core="yyenvs.games.yinyang.core:YinYangCore",
     players=(1, 4), chance=True, max_game_length=4000, perfect_information=False, random_setup=True,
     options=(
         Option("num_players", "int", 2, "players; 1 is the solo game", low=1, high=4),

@@ -3,7 +3,7 @@
 from yyenvs.core.spec import GameSpec, Option
 
 SPEC = GameSpec(
-    id="yoxii", title="Yoxii", version=0, core="yyenvs.games.yoxii.core:YoxiiCore",
+    id="yoxii", title="Yoxii", gym_name="Yoxii", version=0, core="yyenvs.games.yoxii.core:YoxiiCore",
     players=(2, 2), chance=False, symmetry="D4", max_game_length=36,
     options=(
         Option("action_features", "bool", False,
