@@ -27,7 +27,7 @@ from yyenvs.agents import make_agent
 from yyenvs.agents.match import pair_seeds
 from yyenvs.bench import hardware
 from yyenvs.games import make_core
-from training.ratings import wilson_interval
+from yyenvs.training.ratings import wilson_interval
 
 
 def turn_positions(first: np.ndarray, num_players: int) -> np.ndarray:

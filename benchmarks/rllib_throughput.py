@@ -28,8 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 def main(argv=None) -> None:
     import ray
 
-    from training.config import load_config
-    from training.rllib_train import build_algo
+    from yyenvs.training.config import load_config
+    from yyenvs.training.rllib_train import build_algo
     from yyenvs.bench import hardware
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", default="configs/koi.yaml")

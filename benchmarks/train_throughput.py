@@ -11,7 +11,7 @@ second of ``MaskablePPO.learn`` for
    sides, ``ActionMasker``, a single-env ``DummyVecEnv`` (what SB3 builds from
    one env), ``MaskablePPO(MaskableActorCriticPolicy, env)`` with its default
    hyper-parameters;
-2. **yyenvs training** -- :class:`training.train.Trainer` on the given config
+2. **yyenvs training** -- :class:`yyenvs.training.train.Trainer` on the given config
    (default ``configs/yoxii.yaml``): the batched vector env, the opponent pool
    (latest policy, snapshots, random and greedy), the config's PPO settings.
 
@@ -92,8 +92,8 @@ def tutorial_model(seed: int = 0):
 
 
 def yyenvs_trainer(steps: int, config: str, overrides: list[str], run_dir: str):
-    from training.config import load_config
-    from training.train import Trainer
+    from yyenvs.training.config import load_config
+    from yyenvs.training.train import Trainer
     cfg = load_config(config, list(overrides) + [("run_dir", run_dir), ("total_timesteps", steps),
                                                  ("eval.every", 0), ("log.progress", False),
                                                  ("log.tensorboard", False)])
