@@ -1,5 +1,9 @@
 """Golden playthroughs: recorded games replayed bit for bit.
 
+Beside each digest file, ``<variant>.txt`` is the first game as a person reads it (as OpenSpiel's
+playthrough files): every position's text picture, the player to move, the legal actions by name,
+the action taken and the rewards, for the first ``TEXT_PLIES`` plies; a change shows as a diff.
+
 Each file under ``tests/golden/`` holds, for one game variant, a few games:
 the seed, every action played, and a digest of what the core showed after
 each step (legal mask, the mover's observation, rewards, flags, player to
@@ -12,6 +16,7 @@ history.
 """
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -25,6 +30,7 @@ from yyenvs.games import game_spec, make_core, variants
 GOLDEN_DIR = os.path.join(os.path.dirname(__file__), "golden")
 CASES = variants()
 SEEDS = tuple(range(8))
+TEXT_PLIES = 30  # plies of the first game written out as text (a whole Yoxii game)
 
 
 def file_name(game, options) -> str:
@@ -75,6 +81,51 @@ def test_golden_playthrough_replays(game, options):
             assert digest(core, state) == g["digests"][k + 1], f"seed {g['seed']}: differs after ply {k}"
 
 
+def text_name(game, options) -> str:
+    return file_name(game, options)[:-len(".json")] + ".txt"
+
+
+def _wrapped(head: str, names: list[str], width: int = 100) -> str:
+    """``head`` and the names, comma-separated, in lines of at most ``width`` (a name is never cut)."""
+    lines, line = [], head
+    for k, name in enumerate(names):
+        item = name + ("," if k < len(names) - 1 else "")
+        if len(line) + 1 + len(item) > width:
+            lines.append(line)
+            line = " "
+        line += " " + item
+    return "\n".join(lines + [line])
+
+
+def playthrough_text(core, game: dict) -> str:
+    """The recorded game ``game`` (seed and actions) as text, ply by ply, up to ``TEXT_PLIES``."""
+    names = core.player_names()
+    state = core.init([game["seed"]])
+    lines = [f"game {core.name}, version {core.spec.version}, options {core.options}, seed {game['seed']}"]
+    for k, a in enumerate(game["actions"][:TEXT_PLIES]):
+        mover = int(state.current_player[0])
+        legal = [core.action_to_string(b) for b in np.flatnonzero(core.legal_action_mask(state)[0])]
+        lines += [f"--- ply {k}", core.render_ansi(state, 0), f"to move: {mover} ({names[mover]})",
+                  _wrapped(f"legal ({len(legal)}):", legal),
+                  f"action: {a} ({core.action_to_string(a)})"]
+        core.step(state, np.array([a]))
+        lines.append(f"rewards: {state.rewards[0].tolist()}")
+    lines += ["--- after the last ply shown", core.render_ansi(state, 0)]
+    return "\n".join(line.rstrip() for text in lines for line in text.splitlines()) + "\n"
+
+
+@pytest.mark.parametrize("game, options", CASES, ids=[os.path.basename(text_name(g, o)) for g, o in CASES])
+def test_golden_playthrough_reads_the_same(game, options):
+    """The first recorded game, written out again, is its text file line for line."""
+    with open(file_name(game, options)) as f:
+        first = json.load(f)["games"][0]
+    with open(text_name(game, options), encoding="utf-8") as f:
+        want = f.read()
+    got = playthrough_text(make_core(game, **options), first)
+    diff = list(difflib.unified_diff(want.splitlines(), got.splitlines(), "recorded", "now", lineterm="", n=2))
+    assert not diff, "\n".join(diff[:60])
+
+
 def main() -> None:
     os.makedirs(GOLDEN_DIR, exist_ok=True)
     for game, options in CASES:
@@ -83,6 +134,8 @@ def main() -> None:
                "games": [record(core, s) for s in SEEDS]}
         with open(file_name(game, options), "w") as f:
             json.dump(out, f, separators=(",", ":"))
+        with open(text_name(game, options), "w", encoding="utf-8") as f:
+            f.write(playthrough_text(core, out["games"][0]))
         print(file_name(game, options), [len(g["actions"]) for g in out["games"]], file=sys.stderr)
 
 
