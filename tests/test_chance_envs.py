@@ -125,7 +125,7 @@ def chance_rows(P=2):
 
 
 def policy_agent(core):
-    from yyenvs.agents.checkpoint import PolicyAgent
+    from yyenvs.agents.ppo import PolicyAgent
     from yyenvs.agents.network import make_policy
     spec = {"class": "FastMaskablePolicy", "net_arch": [8], "activation": "relu", "cnn_channels": [],
             "action_features": 0, "value_net": True}

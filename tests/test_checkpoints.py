@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 
 from yyenvs.agents.checkpoint import (  # noqa: E402
-    CheckpointError, CorruptCheckpointError, game_metadata, load_policy_agent, policy_tensors, read_checkpoint,
-    read_metadata, write_checkpoint)
+    CheckpointError, CorruptCheckpointError, game_metadata, policy_tensors, read_checkpoint, read_metadata,
+    write_checkpoint)
+from yyenvs.agents.ppo import load_policy_agent  # noqa: E402
 from yyenvs.games import GAMES, make_core  # noqa: E402
 
 GAME_IDS = list(GAMES)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import make_agent, pretrained_path
-from yyenvs.agents.checkpoint import CheckpointError, load_policy_agent, read_metadata
+from yyenvs.agents.checkpoint import CheckpointError, read_metadata
+from yyenvs.agents.ppo import load_policy_agent
 from yyenvs.agents.match import play_games, play_match, seat_pattern
 from yyenvs.core.errors import OptionError
 from yyenvs.games import make_core

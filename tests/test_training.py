@@ -247,7 +247,7 @@ def test_cnn_option(game, tmp_path):
     """ppo.cnn_channels trains and reloads on plane observations; refused on vectors."""
     from yyenvs.training.config import ConfigError
     from yyenvs.training.train import Trainer
-    from yyenvs.agents.checkpoint import load_policy_agent
+    from yyenvs.agents.ppo import load_policy_agent
     from yyenvs.games import make_core
     core = make_core(game)
     cfg = tiny_config(game, tmp_path, **{"ppo.cnn_channels": [4], "total_timesteps": 256,
@@ -307,7 +307,7 @@ def test_action_features_policy(tmp_path):
     and a large 'win now' weight makes it take an immediate win."""
     import torch as th
     from yyenvs.training.train import Trainer
-    from yyenvs.agents.checkpoint import load_policy_agent
+    from yyenvs.agents.ppo import load_policy_agent
     from yyenvs.games import make_core
     cfg = tiny_config("yoxii", tmp_path, **{"game_options": {"action_features": True},
                                            "total_timesteps": 512, "eval.every": 0,

@@ -43,7 +43,7 @@ def test_koi_v0_keeps_its_defaults_everywhere():
 
 
 def test_a_v0_record_replays_and_a_v0_checkpoint_loads(tmp_path):
-    from yyenvs.agents.checkpoint import load_policy
+    from yyenvs.agents.ppo import load_policy
     from yyenvs.agents.match import play_match
     core = make_core("koi", **V0)
     rec = play_match(core, yyenvs.agents.make_agent("greedy", core, 0), yyenvs.agents.make_agent("random", core, 1),

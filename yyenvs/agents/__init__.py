@@ -46,10 +46,11 @@ def pretrained_path(core: GameCore) -> str:
 
 def load_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> Agent:
     """The agent of checkpoint ``path``, its header read once: a PPO policy
-    (:class:`~yyenvs.agents.checkpoint.PolicyAgent`) or a search network played alone
+    (:class:`~yyenvs.agents.ppo.PolicyAgent`) or a search network played alone
     (:class:`~yyenvs.agents.az.AZAgent`); ``deterministic``: the most probable legal move, or a
     move drawn from the policy."""
-    from yyenvs.agents.checkpoint import PV_CLASS, load_policy_agent, read_metadata
+    from yyenvs.agents.checkpoint import PV_CLASS, read_metadata
+    from yyenvs.agents.ppo import load_policy_agent
     meta = read_metadata(path)
     if meta["policy"].get("class") == PV_CLASS:
         from yyenvs.agents.az import load_az_agent

@@ -27,7 +27,7 @@ import copy
 import numpy as np
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.checkpoint import PolicyAgent
+from yyenvs.agents.ppo import PolicyAgent
 from yyenvs.envs.opponent import Opponent
 
 

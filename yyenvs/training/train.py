@@ -108,8 +108,8 @@ class Trainer(TrainingRun):
 
     def _restore(self, path: str, meta: dict, tensors: dict) -> None:
         """Load a training checkpoint's network, optimiser state, step count and pool."""
-        from yyenvs.agents.checkpoint import (CheckpointError, load_optimizer_tensors, load_policy,
-                                              load_policy_tensors)
+        from yyenvs.agents.checkpoint import CheckpointError, load_optimizer_tensors, load_policy_tensors
+        from yyenvs.agents.ppo import load_policy
         what = f"checkpoint {path!r}"
         if not meta["policy"]["value_net"]:
             raise CheckpointError(f"cannot resume from {what}: it holds a policy only (no value network)")
@@ -164,7 +164,7 @@ class Trainer(TrainingRun):
     # -- evaluation during training ------------------------------------------------------------
     def quick_eval(self) -> dict:
         from yyenvs.agents import make_agent
-        from yyenvs.agents.checkpoint import PolicyAgent
+        from yyenvs.agents.ppo import PolicyAgent
         from yyenvs.agents.match import play_match
         from yyenvs.training.ratings import wilson_interval
         ev = self.cfg["eval"]
