@@ -247,3 +247,17 @@ def test_a_ratings_plot_without_checkpoints_shows_bars_not_training_steps():
     assert ax.get_xlabel() == "rating (Elo scale)" and [t.get_text() for t in ax.get_yticklabels()] == ["random", "greedy"]
     run = {**scripted, "entrants": scripted["entrants"] + [{"name": "ck", "rating": 100.0, "step": 5}]}
     assert ratings_figure(run).axes[0].get_xlabel() == "training steps"
+
+
+def test_every_user_error_is_caught_once_by_the_command_line(capsys):
+    """RecordError, CheckpointError and ConfigError are all OptionErrors: ``cli.run`` prints any of
+    them as one line with status 2, whichever command raised it."""
+    from yyenvs.agents.checkpoint import CheckpointError
+    from yyenvs.cli import run
+    from yyenvs.core.errors import RecordError
+    from yyenvs.training.config import ConfigError
+    for error in (RecordError("bad record"), CheckpointError("bad checkpoint"), ConfigError("bad config")):
+        def fail(argv, error=error):
+            raise error
+        assert run("replay", fail, []) == 2
+        assert_one_line_error(2, capsys.readouterr().err, str(error))

@@ -218,7 +218,7 @@ def parse_options(items, flag: str = "--option") -> dict:
 
 def run(command: str, fn, argv) -> int:
     """``fn(argv)`` with the package's user errors turned into one line and status 2."""
-    # OptionError covers ConfigError, DataFileError and CheckpointError too
+    # OptionError covers ConfigError, DataFileError, CheckpointError and RecordError too
     from yyenvs.core.contract import IllegalActionError, OptionError
     try:
         return int(fn(argv) or 0)

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from yyenvs.cli import ArgumentParser, parse_options, run, seed_int
-from yyenvs.core.errors import OptionError, RecordError
+from yyenvs.core.errors import OptionError
 from yyenvs.core.files import check_output
 from yyenvs.core.record import GameRecorder, read_record
 from yyenvs.games import GAMES, game_spec, load_record, make_core
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
                 core = make_core(record.game, **{**{k: v for k, v in options.items() if k not in paths}, **given})
             record, core = load_record(args.record, core)
         page = replay_page(core, record)
-    except (OptionError, RecordError) as e:
+    except OptionError as e:  # RecordError too
         print(f"yyenvs replay: error: {e}", file=sys.stderr)
         return 2
     try:

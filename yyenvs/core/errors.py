@@ -23,8 +23,9 @@ class NetworkError(OptionError):
     """A network description that does not fit the game (or asks for what cannot be built)."""
 
 
-class RecordError(ValueError):
-    """A game record that cannot be read, or that is not the game it claims to be."""
+class RecordError(OptionError):
+    """A game record that cannot be read, or that is not the game it claims to be (a user error,
+    like every :class:`OptionError`: the command line prints it as one line)."""
 
 
 class OpponentError(RuntimeError):

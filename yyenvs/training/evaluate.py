@@ -30,7 +30,6 @@ from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
 from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
 from yyenvs.core.contract import OptionError
-from yyenvs.core.errors import RecordError
 from yyenvs.core.files import check_output
 from yyenvs.core.record import record_paths
 from yyenvs.games import GAMES, make_core
@@ -269,7 +268,7 @@ def main(argv=None) -> int:
                             progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
                                                               file=sys.stderr, flush=True),
                             ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
-    except (OptionError, RecordError) as e:
+    except OptionError as e:  # RecordError too
         print(f"yyenvs eval: error: {one_line(e)}", file=sys.stderr)
         return 2
     print(format_table(result))
