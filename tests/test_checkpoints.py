@@ -336,7 +336,8 @@ def _cfg(run_dir, **extra):
 
 
 def test_resume_restores_optimizer_and_skips_an_incomplete_checkpoint(tmp_path):
-    from yyenvs.training.train import Trainer, checkpoint_files
+    from yyenvs.training.run import checkpoint_files
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     t = Trainer(_cfg(run), log=lambda m: None)
     t.train()
@@ -386,7 +387,8 @@ def test_run_directory_lock(tmp_path):
 def test_write_error_keeps_earlier_checkpoints(tmp_path, monkeypatch, capsys):
     import errno
     import safetensors.torch
-    from yyenvs.training.train import Trainer, checkpoint_files, main
+    from yyenvs.training.run import checkpoint_files
+    from yyenvs.training.train import Trainer, main
     run = tmp_path / "run"
     t = Trainer(_cfg(run, total_timesteps=32), log=lambda m: None)
     t.train()
@@ -552,7 +554,8 @@ def test_file_options_recorded_in_a_checkpoint_are_not_followed(tmp_path, capsys
 
 def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tmp_path):
     from yyenvs.training.config import ConfigError
-    from yyenvs.training.train import Trainer, checkpoint_files
+    from yyenvs.training.run import checkpoint_files
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     t = Trainer(_cfg(run), log=lambda m: None)
     t.train()

@@ -43,7 +43,7 @@ from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.pvnet import make_network, network_description
 from yyenvs.training.config import ConfigError
-from yyenvs.training.run import TrainingRun, checkpoint_files
+from yyenvs.training.run import TrainingRun
 from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, make_baselines, make_search
 
 ALGO = "GumbelAZ"
@@ -168,27 +168,13 @@ class AZTrainer(TrainingRun):
         self.resumed_from = path
         self.log(f"resuming {path} at step {self.num_timesteps}")
 
-    def _save(self, path: str, kind: str, **extra) -> dict:
-        from yyenvs.agents.checkpoint import game_metadata, optimizer_tensors, policy_tensors, write_checkpoint
+    def _file_contents(self, kind: str) -> tuple[dict, dict]:
+        from yyenvs.agents.checkpoint import optimizer_tensors, policy_tensors
         tensors = policy_tensors(self.net)
         if kind == "checkpoint":
             tensors.update(optimizer_tensors(self.opt))
-        meta = {"kind": kind, **game_metadata(self.core), "policy": self.desc,
-                "num_timesteps": self.num_timesteps, "n_updates": self.n_updates, "algo": ALGO,
-                "games": self.games_finished, **extra}
-        return write_checkpoint(path, tensors, meta)
-
-    def save_checkpoint(self, keep: int = 2) -> str:
-        path = os.path.join(self.dirs["checkpoints"], f"ckpt_{self.num_timesteps:010d}.safetensors")
-        self._save(path, "checkpoint", config=self.cfg, elapsed_s=self.elapsed())
-        for _, old in checkpoint_files(self.run_dir)[:-keep]:
-            os.remove(old)
-        return path
-
-    def save_snapshot(self) -> str:
-        name = f"step_{self.num_timesteps:010d}.safetensors"
-        self._save(os.path.join(self.dirs["snapshots"], name), "snapshot")
-        return name
+        return tensors, {"policy": self.desc, "num_timesteps": self.num_timesteps, "n_updates": self.n_updates,
+                         "algo": ALGO, "games": self.games_finished}
 
     def eval_search_options(self) -> dict:
         """The config's search settings that differ from an az agent's defaults: the evaluations'
@@ -202,22 +188,10 @@ class AZTrainer(TrainingRun):
         from yyenvs.agents.az import az_spec
         return az_spec(final, self.az["eval_simulations"], self.eval_search_options())
 
-    def quick_eval(self) -> dict:
-        from yyenvs.agents import make_agent
+    def _current_agent(self):
         from yyenvs.agents.az import AZAgent
-        from yyenvs.agents.match import play_match
-        from yyenvs.training.ratings import wilson_interval
-        ev = self.cfg["eval"]
-        me = AZAgent(self.core, self.net, self.cfg["seed"], self.az["eval_simulations"], label="current",
-                     **self.eval_search_options())
-        out = {"step": self.num_timesteps}
-        for k, name in enumerate(ev["opponents"]):
-            r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],
-                           seed=self.cfg["seed"] + self.num_timesteps)
-            w, d, l = r["wins"], r["draws"], r["losses"]
-            n = w + d + l
-            out[name] = {"wins": w, "draws": d, "losses": l, "win_rate": w / n, "ci95": list(wilson_interval(w, n))}
-        return out
+        return AZAgent(self.core, self.net, self.cfg["seed"], self.az["eval_simulations"], label="current",
+                       **self.eval_search_options())
 
     # -- learning -----------------------------------------------------------------------------
     def set_learning_rate(self, rate: float) -> None:

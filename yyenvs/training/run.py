@@ -161,6 +161,54 @@ class TrainingRun:
     def elapsed(self) -> float:
         return self.elapsed_before + (time.time() - self.t_start if hasattr(self, "t_start") else 0.0)
 
+    # -- saving: a trainer gives its file's contents (_file_contents), the rest is shared ------------
+    def _file_contents(self, kind: str) -> tuple[dict, dict]:
+        """(tensors, metadata fields) of the network now: its parameters (and, for a ``checkpoint``,
+        the optimiser's state), its description and counters."""
+        raise NotImplementedError
+
+    def _save(self, path: str, kind: str, **extra) -> dict:
+        from yyenvs.agents.checkpoint import game_metadata, write_checkpoint
+        tensors, fields = self._file_contents(kind)
+        return write_checkpoint(path, tensors, {"kind": kind, **game_metadata(self.core), **fields, **extra})
+
+    def _checkpoint_extra(self) -> dict:
+        """What else a training checkpoint keeps to resume (PPO: its opponent pool)."""
+        return {}
+
+    def save_checkpoint(self, keep: int = 2) -> str:
+        path = os.path.join(self.dirs["checkpoints"], f"ckpt_{self.steps:010d}.safetensors")
+        self._save(path, "checkpoint", **self._checkpoint_extra(), config=self.cfg, elapsed_s=self.elapsed())
+        for _, old in checkpoint_files(self.run_dir)[:-keep]:
+            os.remove(old)  # only once the newer one is complete
+        return path
+
+    def save_snapshot(self) -> str:
+        name = f"step_{self.steps:010d}.safetensors"
+        self._save(os.path.join(self.dirs["snapshots"], name), "snapshot")
+        return name
+
+    # -- evaluation during training ------------------------------------------------------------
+    def _current_agent(self):
+        """The network now, as the agent the quick evaluation plays."""
+        raise NotImplementedError
+
+    def quick_eval(self) -> dict:
+        """The network now against each of ``eval.opponents``, ``eval.games`` games each."""
+        from yyenvs.agents import make_agent
+        from yyenvs.agents.match import play_match
+        from yyenvs.training.ratings import wilson_interval
+        ev = self.cfg["eval"]
+        me = self._current_agent()
+        out = {"step": self.steps}
+        for k, name in enumerate(ev["opponents"]):
+            r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],
+                           seed=self.cfg["seed"] + self.steps)
+            w, d, l = r["wins"], r["draws"], r["losses"]
+            n = w + d + l
+            out[name] = {"wins": w, "draws": d, "losses": l, "win_rate": w / n, "ci95": list(wilson_interval(w, n))}
+        return out
+
     def final_entrant(self, final: str) -> str:
         """The agent spec of the final policy in the final evaluation."""
         return final

@@ -29,7 +29,7 @@ import time
 from yyenvs.cli import ArgumentParser, one_line
 from yyenvs.core.contract import OptionError
 from yyenvs.training.config import ConfigError, load_config
-from yyenvs.training.run import TrainingRun, checkpoint_files
+from yyenvs.training.run import TrainingRun
 
 class Trainer(TrainingRun):
     """One MaskablePPO training run (fresh or resumed) described by a config dict.
@@ -131,52 +131,33 @@ class Trainer(TrainingRun):
         self.log(f"resuming {path} at step {self.model.num_timesteps}")
 
     # -- saving -------------------------------------------------------------------------------
-    def _save(self, path: str, kind: str, **extra) -> dict:
-        from yyenvs.agents.checkpoint import game_metadata, optimizer_tensors, policy_tensors, write_checkpoint
+    def _file_contents(self, kind: str) -> tuple[dict, dict]:
+        from yyenvs.agents.checkpoint import optimizer_tensors, policy_tensors
         tensors = policy_tensors(self.model.policy)
         if kind == "checkpoint":
             tensors.update(optimizer_tensors(self.model.policy.optimizer))
-        meta = {"kind": kind, **game_metadata(self.core), "policy": self.spec,
-                "num_timesteps": int(self.model.num_timesteps), "n_updates": int(self.model._n_updates),
-                "algo": "MaskablePPO", **extra}
-        return write_checkpoint(path, tensors, meta)
+        return tensors, {"policy": self.spec, "num_timesteps": self.steps,
+                         "n_updates": int(self.model._n_updates), "algo": self.algo}
 
-    def save_checkpoint(self, keep: int = 2) -> str:
-        step = int(self.model.num_timesteps)
-        path = os.path.join(self.dirs["checkpoints"], f"ckpt_{step:010d}.safetensors")
-        self._save(path, "checkpoint", pool=self.pool.state_dict(), config=self.cfg,
-                   elapsed_s=self.elapsed())
-        for _, old in checkpoint_files(self.run_dir)[:-keep]:
-            os.remove(old)  # only once the newer one is complete
-        return path
+    def _checkpoint_extra(self) -> dict:
+        return {"pool": self.pool.state_dict()}
 
     def save_snapshot(self) -> str:
-        step = int(self.model.num_timesteps)
-        name = f"step_{step:010d}.safetensors"
-        self._save(os.path.join(self.dirs["snapshots"], name), "snapshot")
-        self.pool.add_snapshot(self.model.policy, step, name)
+        name = super().save_snapshot()
+        self.pool.add_snapshot(self.model.policy, self.steps, name)
         return name
 
     @property
     def steps(self) -> int:
         return int(self.model.num_timesteps)
 
-    # -- evaluation during training ------------------------------------------------------------
-    def quick_eval(self) -> dict:
-        from yyenvs.agents import make_agent
+    def _current_agent(self):
         from yyenvs.agents.ppo import PolicyAgent
-        from yyenvs.agents.match import play_match
-        from yyenvs.training.ratings import wilson_interval
-        ev = self.cfg["eval"]
-        me = PolicyAgent(self.core, self.model.policy, self.cfg["seed"], ev["deterministic"], label="current")
-        out = {"step": int(self.model.num_timesteps)}
-        for k, name in enumerate(ev["opponents"]):
-            r = play_match(self.core, me, make_agent(name, self.core, 1000 + k), ev["games"],
-                           seed=self.cfg["seed"] + int(self.model.num_timesteps))
-            w, d, l = r["wins"], r["draws"], r["losses"]
-            n = w + d + l
-            out[name] = {"wins": w, "draws": d, "losses": l, "win_rate": w / n,
-                         "ci95": list(wilson_interval(w, n))}
+        return PolicyAgent(self.core, self.model.policy, self.cfg["seed"], self.cfg["eval"]["deterministic"],
+                           label="current")
+
+    def quick_eval(self) -> dict:
+        out = super().quick_eval()
         self.model.policy.set_training_mode(False)
         return out
 
