@@ -14,7 +14,7 @@ pytest.importorskip("ray.rllib")
 
 from yyenvs.integrations import rllib as yr  # noqa: E402
 
-KOI = {"board_size": 5, "directions": 4}
+KOI = {"board_size": 5, "directions": 4, "win_fry": 14}
 SMALL = {"train_batch_size_per_learner": 512, "minibatch_size": 128, "num_epochs": 1}
 
 
@@ -117,7 +117,7 @@ def test_yyenvs_train_backend_rllib(tmp_path, local_ray):
 
     from yyenvs.training.train import main
     run_dir = tmp_path / "run"
-    code = main(["--backend", "rllib", "--config", "configs/koi.yaml", "game_options={board_size: 5, directions: 4}",
+    code = main(["--backend", "rllib", "--config", "configs/koi.yaml", "game_options={board_size: 5, directions: 4, win_fry: 14}",
                  "total_timesteps=600", "num_envs=32", "ppo.n_steps=8", "ppo.batch_size=128", "ppo.n_epochs=1",
                  "ppo.net_arch=[32]", "rllib.num_env_runners=0", "eval.final_games=4", "eval.opponents=[random]",
                  f"run_dir={run_dir}"])
