@@ -2,7 +2,7 @@
 
 The state layout, the action encoding and the rule kernels are in
 :mod:`yyenvs.games.koi.rules`, move notation and text boards in
-:mod:`~yyenvs.games.koi.text`, the pictures in :mod:`~yyenvs.games.koi.render` (text) and
+:mod:`~yyenvs.games.koi.text`, the pictures in :mod:`~yyenvs.games.koi.ansi` (text) and
 :mod:`~yyenvs.games.koi.picture` (drawn).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.errors import OptionError, show
 from yyenvs.core.rng import game_seeds
-from yyenvs.games.koi import picture, render
+from yyenvs.games.koi import ansi, picture
 from yyenvs.games.koi import text as koi_text
 from yyenvs.games.koi.rules import (
     DIR_VECTORS,
@@ -50,7 +50,7 @@ class KoiCore(GameCore):
     """Yin Yang Koi (spec: ``seeds/koi.md``)."""
 
     spec = SPEC
-    text_module = render
+    text_module = ansi
     picture_module = picture
     mobility_weight: float = 0.1
 

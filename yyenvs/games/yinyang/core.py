@@ -20,7 +20,7 @@ through equal states.  See :mod:`~yyenvs.games.yinyang.chance`.
 The rules live in modules by phase: :mod:`.layout` (columns, action blocks),
 :mod:`.setup`, :mod:`.flow` (rounds and phases), :mod:`.mask`,
 :mod:`.apply`, :mod:`.chance`, :mod:`.scoring`, :mod:`.observe`,
-:mod:`.heuristic`; pictures in :mod:`.render` (text) and :mod:`.picture` (drawn).  The printed component data
+:mod:`.heuristic`; pictures in :mod:`.ansi` (text) and :mod:`.picture` (drawn).  The printed component data
 is not public; it is read from a data file (option ``data_file``, default:
 the packaged stand-in file) through the validator in :mod:`.data`.
 """
@@ -33,7 +33,7 @@ import numpy as np
 from yyenvs.core.contract import BatchState, GameCore, OptionError, show
 from yyenvs.core.rng import game_seeds, hash_u64
 from yyenvs.games.yinyang import layout as L
-from yyenvs.games.yinyang import picture, render
+from yyenvs.games.yinyang import ansi, picture
 from yyenvs.games.yinyang.apply import step_kernel
 from yyenvs.games.yinyang.chance import probabilities_kernel, sample_kernel
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS, load_data
@@ -67,7 +67,7 @@ class YinYangState(BatchState):
 
 class YinYangCore(GameCore):
     spec = SPEC
-    text_module = render
+    text_module = ansi
     picture_module = picture
     solo_levels = ACHIEVEMENT_LEVELS
 

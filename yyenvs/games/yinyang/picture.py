@@ -12,7 +12,7 @@ from __future__ import annotations
 from yyenvs.core.scene import Scene
 from yyenvs.games.yinyang import layout as L
 from yyenvs.games.yinyang.data import GOODS, TRIGRAMS
-from yyenvs.games.yinyang.render import CHANCE_NAMES, PHASE_NAMES, TILE_NAMES
+from yyenvs.games.yinyang.ansi import CHANCE_NAMES, PHASE_NAMES, TILE_NAMES
 
 SEAT = ((200, 40, 40), (40, 90, 220), (30, 150, 60), (220, 160, 10))
 GOOD = ((60, 110, 200), (150, 100, 50), (40, 170, 90), (210, 40, 90))

@@ -2,7 +2,7 @@
 
 The board, the action encoding and the rule kernels are in
 :mod:`yyenvs.games.yoxii.rules`, the optional lookahead features in
-:mod:`~yyenvs.games.yoxii.features`, the pictures in :mod:`~yyenvs.games.yoxii.render` (text)
+:mod:`~yyenvs.games.yoxii.features`, the pictures in :mod:`~yyenvs.games.yoxii.ansi` (text)
 and :mod:`~yyenvs.games.yoxii.picture` (drawn).
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 
 from yyenvs.core.contract import BatchState, GameCore
 from yyenvs.core.rng import game_seeds
-from yyenvs.games.yoxii import picture, render
+from yyenvs.games.yoxii import ansi, picture
 from yyenvs.games.yoxii import text as yoxii_text
 from yyenvs.games.yoxii.features import ACTION_FEATURE_NAMES, NUM_ACTION_FEATURES, action_features_kernel
 from yyenvs.games.yoxii.rules import (
@@ -53,7 +53,7 @@ class YoxiiCore(GameCore):
     """
 
     spec = SPEC
-    text_module = render
+    text_module = ansi
     picture_module = picture
     action_feature_names = ACTION_FEATURE_NAMES
 
