@@ -302,7 +302,7 @@ def test_convert_trusted_old_checkpoint(tmp_path, capsys):
 
 def test_export_is_small_and_plays_the_same(tmp_path, capsys):
     import torch
-    from yyenvs.training.checkpoints import export
+    from yyenvs.training.checkpoint_command import export
     core = make_core("yoxii")
     src = tmp_path / "full.safetensors"
     torch.manual_seed(0)  # the same weights whichever tests ran before in this process
@@ -520,7 +520,7 @@ def test_descriptions_and_tensors_that_do_not_fit_are_refused(tmp_path):
 
 
 def test_export_refuses_what_it_cannot_hold_and_bad_destinations(tmp_path, capsys):
-    from yyenvs.training.checkpoints import export
+    from yyenvs.training.checkpoint_command import export
     core = make_core("yoxii")
     src = tmp_path / "ck.safetensors"
     policy = tiny_checkpoint(core, src)
@@ -599,7 +599,7 @@ def test_earlier_zip_checkpoints_still_find_their_policy_class():
     import sys
 
     from yyenvs.agents import network
-    from yyenvs.training.checkpoints import _earlier_policy_module
+    from yyenvs.training.checkpoint_command import _earlier_policy_module
     with _earlier_policy_module():
         for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):
             assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(network, name)

@@ -20,7 +20,7 @@ COMMANDS = {
     "replay": ("yyenvs.replay", "write a game record as a self-contained HTML page to watch"),
     "train": ("yyenvs.training.train", "self-play training from a YAML config"),
     "eval": ("yyenvs.training.evaluate", "matches between checkpoints and baselines, with ratings"),
-    "checkpoint": ("yyenvs.training.checkpoints", "inspect, export (policy only) or convert a checkpoint"),
+    "checkpoint": ("yyenvs.training.checkpoint_command", "inspect, export (policy only) or convert a checkpoint"),
 }
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib"}
 MAX_SEED = 2**63  # seeds are stored as uint64; the bound leaves room for seed + k
