@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from yyenvs.training.config import FLAT_DEFAULTS, SECTIONS, ConfigError, load_config, parse_override, read_config_file
-from yyenvs.cli import parse_option
+from yyenvs.values import parse_option
 from yyenvs.core.contract import OptionError
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE, MAX_BYTES, DataFileError, load_data, validate
 

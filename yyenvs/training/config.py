@@ -22,7 +22,7 @@ import re
 from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
 from yyenvs.agents.gumbel import SEARCH_SETTINGS
 from yyenvs.agents.mcts import MAX_SIMULATIONS
-from yyenvs.cli import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
+from yyenvs.values import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
 from yyenvs.core.files import read_text_file
 from yyenvs.games import GAMES
