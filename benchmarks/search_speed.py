@@ -27,7 +27,7 @@ import torch
 
 from yyenvs.agents import RandomAgent
 from yyenvs.agents.gumbel import GumbelSearch
-from yyenvs.agents.pvnet import NetworkEvaluator, make_network, network_description
+from yyenvs.agents.search_network import NetworkEvaluator, make_network, network_description
 from yyenvs.bench import hardware
 from yyenvs.games import GAMES, make_core
 

@@ -88,7 +88,7 @@ def test_az_spec_search_options_reach_the_search(tmp_path):
     """``az:<checkpoint>:<n>:gumbel_scale=0`` searches without root noise: the same moves from
     any agent seed, where the noisy search's moves change with it."""
     from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.pvnet import network_description
+    from yyenvs.agents.search_network import network_description
     core = make_core("koi", board_size=7, directions=4)
     meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
             "num_timesteps": 0, "algo": "GumbelAZ"}
@@ -116,7 +116,7 @@ def test_eval_sample_reaches_every_policy_played_without_search(tmp_path):
     from yyenvs.training.evaluate import make_entrants
     from yyenvs.agents import pretrained_path
     from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.pvnet import network_description
+    from yyenvs.agents.search_network import network_description
     core = make_core("koi", board_size=9, directions=8, win_fry=14)
     meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
             "num_timesteps": 0, "algo": "GumbelAZ"}
@@ -195,7 +195,7 @@ def test_search_checkpoints_are_checked_like_every_checkpoint(tmp_path):
     """A file holding NaN weights, or a description far larger than its tensors, is refused by name."""
     import torch
     from yyenvs.agents.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.pvnet import network_description
+    from yyenvs.agents.search_network import network_description
     core = make_core("koi", board_size=7, directions=4)
     net = random_network(core)
     desc = network_description(core, (32,))
@@ -219,7 +219,7 @@ def test_convolutions_wrap_where_the_board_wraps(tmp_path):
     ``padding`` (older checkpoints) means zeros; an unknown one is refused by name."""
     import torch
     from yyenvs.agents.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.pvnet import make_network, network_description
+    from yyenvs.agents.search_network import make_network, network_description
     from yyenvs.core.errors import NetworkError
     koi, yoxii = make_core("koi", board_size=7, directions=4), YoxiiCore()
     assert network_description(koi, (8,), 4, 1)["padding"] == "circular"

@@ -37,7 +37,7 @@ def exit_code(argv) -> int:
 
 
 def tiny_checkpoint(core, path, kind="final", **extra):
-    from yyenvs.agents.network import make_policy
+    from yyenvs.agents.ppo_network import make_policy
     policy = make_policy(core, SPEC)
     meta = {"kind": kind, **game_metadata(core), "policy": SPEC, "num_timesteps": 7, **extra}
     write_checkpoint(path, policy_tensors(policy), meta)
@@ -193,7 +193,7 @@ class _Payload:
 def crafted_zip(tmp_path, core, name="evil"):
     """An old-format checkpoint (zip + JSON with the right SHA-256) whose unpickling writes a marker file."""
     from sb3_contrib import MaskablePPO
-    from yyenvs.agents.network import FastMaskablePolicy
+    from yyenvs.agents.ppo_network import FastMaskablePolicy
     from yyenvs.training.pool import OpponentPool
     from yyenvs.integrations.sb3 import LearnerVecEnv
     env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, baselines=["random"]))
@@ -576,7 +576,7 @@ def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tm
 
 
 def test_loading_a_checkpoint_needs_nothing_from_training(tmp_path):
-    """The agents layer rebuilds a network from yyenvs.agents.network alone: loading a
+    """The agents layer rebuilds a network from yyenvs.agents.ppo_network alone: loading a
     checkpoint (and playing it) imports no training module."""
     core = make_core("yoxii")
     path = tmp_path / "ck.safetensors"
@@ -598,9 +598,9 @@ def test_earlier_zip_checkpoints_still_find_their_policy_class():
     and afterwards no module named ``training`` is left behind."""
     import sys
 
-    from yyenvs.agents import network
+    from yyenvs.agents import ppo_network
     from yyenvs.training.checkpoint_command import _earlier_policy_module
     with _earlier_policy_module():
         for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):
-            assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(network, name)
+            assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(ppo_network, name)
     assert "training" not in sys.modules and "training.policy" not in sys.modules

@@ -13,7 +13,7 @@ plays the network's most probable legal action.  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).
 The checkpoint must come from ``yyenvs train --algo az`` (its network is a
-:class:`~yyenvs.agents.pvnet.PolicyValueNet`).
+:class:`~yyenvs.agents.search_network.PolicyValueNet`).
 """
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ class AZAgent(Agent):
         if sample and simulations:
             raise ValueError("az: sample=True is for the network alone (no simulations); a search "
                              "chooses its own move")
-        from yyenvs.agents.pvnet import NetworkEvaluator
+        from yyenvs.agents.search_network import NetworkEvaluator
         self.net = net
         self.evaluate = NetworkEvaluator(net)
         self.simulations = simulations
@@ -158,7 +158,7 @@ def load_network(path, core: GameCore):
     from yyenvs.agents.checkpoint import (MAX_PARAMETERS, PV_CLASS, CheckpointError, load_policy_tensors,
                                           read_checkpoint)
     from yyenvs.core.errors import NetworkError
-    from yyenvs.agents.pvnet import make_network, parameter_count
+    from yyenvs.agents.search_network import make_network, parameter_count
     meta, tensors = read_checkpoint(path, core)
     what = f"checkpoint {meta['path']!r}"
     desc = meta["policy"]

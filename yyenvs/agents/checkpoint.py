@@ -47,9 +47,9 @@ OPTIMIZER_SLOTS = ("step", "exp_avg", "exp_avg_sq")
 METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observation_shape", "num_actions",
                    "num_players", "num_timesteps", "n_updates", "elapsed_s", "tensors_sha256", "policy",
                    "pool", "config", "algo", "dtype", "games")
-#: the fields of a network description (:func:`yyenvs.agents.network.network_spec`)
+#: the fields of a network description (:func:`yyenvs.agents.ppo_network.network_spec`)
 NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
-#: the class and fields of a policy-value network's description (:mod:`yyenvs.agents.pvnet`)
+#: the class and fields of a policy-value network's description (:mod:`yyenvs.agents.search_network`)
 PV_CLASS = "PolicyValueNet"
 #: padding may be absent (zeros), and so may discount (1: the values are undiscounted returns)
 PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding", "discount")
@@ -210,7 +210,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
     if not re.fullmatch(r"[0-9a-f]{64}", sha):
         f.fail("tensors_sha256", f"expected 64 hexadecimal digits, got {show(sha)}")
     net = f.sub("policy")
-    if net.get("class") == PV_CLASS:  # a search agent's policy-value network (yyenvs.agents.pvnet)
+    if net.get("class") == PV_CLASS:  # a search agent's policy-value network (yyenvs.agents.search_network)
         net.known(PV_FIELDS)
         net.int_list("hidden", max_len=16)
         net.int("channels", 0, 4096)

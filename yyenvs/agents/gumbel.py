@@ -70,7 +70,7 @@ the new nodes in one network call and backs their values up.
 * **Values** are vectors, one entry per seat, so 1-4 players and a player
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
-  to the seat it observes from (see :mod:`yyenvs.agents.pvnet`); a chance
+  to the seat it observes from (see :mod:`yyenvs.agents.search_network`); a chance
   node is observed from the seat of the last player who moved before it.
 
 Random numbers are a pure function of (search seed, game seed, ply,
@@ -566,7 +566,7 @@ class GumbelSearch:
     """Batched search with a network (see the module docstring).
 
     ``evaluate(obs) -> (logits (S, A), values (S, P))`` is the network (see
-    :class:`~yyenvs.agents.pvnet.NetworkEvaluator`): logits of the
+    :class:`~yyenvs.agents.search_network.NetworkEvaluator`): logits of the
     ``core.num_actions`` player actions and values relative to the observing
     seat.  ``seed`` salts the Gumbel and chance draws.
     """

@@ -41,7 +41,7 @@ import torch
 
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.core.errors import NetworkError
-from yyenvs.agents.pvnet import make_network, network_description
+from yyenvs.agents.search_network import make_network, network_description
 from yyenvs.training.config import ConfigError
 from yyenvs.training.run import TrainingRun
 from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, make_baselines, make_search

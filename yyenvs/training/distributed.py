@@ -127,7 +127,7 @@ class SelfPlayWorker:
         import torch
 
         from yyenvs.training.selfplay import SelfPlay, make_baselines, make_search
-        from yyenvs.agents.pvnet import make_network
+        from yyenvs.agents.search_network import make_network
         from yyenvs.games import make_core
         torch.set_num_threads(1)
         az = cfg["az"]

@@ -1,10 +1,10 @@
-"""Where the policy classes lived before :mod:`yyenvs.agents.network`.
+"""Where the policy classes lived before :mod:`yyenvs.agents.ppo_network`.
 
 Checkpoints of the earlier stable-baselines3 zip format name the policy class
 by this module's path (their unpickling imports it), so ``yyenvs checkpoint
 convert --trust`` needs these names here; new code imports from
-:mod:`yyenvs.agents.network`.
+:mod:`yyenvs.agents.ppo_network`.
 """
-from yyenvs.agents.network import ActionFeatureExtractor, FastMaskablePolicy, PlanesCNN
+from yyenvs.agents.ppo_network import ActionFeatureExtractor, FastMaskablePolicy, PlanesCNN
 
 __all__ = ["ActionFeatureExtractor", "FastMaskablePolicy", "PlanesCNN"]

@@ -7,7 +7,7 @@ import numpy as np
 
 from yyenvs.agents.base import sample_weighted
 from yyenvs.agents.gumbel import GumbelSearch
-from yyenvs.agents.pvnet import NetworkEvaluator
+from yyenvs.agents.search_network import NetworkEvaluator
 from yyenvs.core.rng import derive_seeds, uniform01
 from yyenvs.training.config import PRIOR, ConfigError
 

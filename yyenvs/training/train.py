@@ -61,7 +61,7 @@ class Trainer(TrainingRun):
 
     def _network_spec(self) -> dict:
         """The network description the ``ppo`` section asks for (ConfigError if it does not fit)."""
-        from yyenvs.agents.network import NetworkError, network_spec
+        from yyenvs.agents.ppo_network import NetworkError, network_spec
         p = self.cfg["ppo"]
         try:
             return network_spec(self.core, p["net_arch"], p["activation"], p["cnn_channels"])
@@ -95,7 +95,7 @@ class Trainer(TrainingRun):
     def _make_model(self):
         from sb3_contrib import MaskablePPO
 
-        from yyenvs.agents.network import FastMaskablePolicy, policy_kwargs
+        from yyenvs.agents.ppo_network import FastMaskablePolicy, policy_kwargs
         cfg, p = self.cfg, self.cfg["ppo"]
         return MaskablePPO(
             FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
