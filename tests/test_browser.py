@@ -268,6 +268,10 @@ def test_a_whole_game_played_by_mouse_clicks_on_the_board(browser, tmp_path, gam
     session, server, url = _serve(core, "random", tmp_path, human_seat=0)
     rng = np.random.default_rng(0)
     clicked = {}  # path length -> clicks made at that depth
+    kinds = set()  # the kinds of target clicked: a Koi point, a Yoxii square, a Yin Yang city or trigram
+
+    def kind(target):
+        return target.rstrip("0123456789")
     try:
         browser.get(url)
         for _ in range(3000):
@@ -276,7 +280,10 @@ def test_a_whole_game_played_by_mouse_clicks_on_the_board(browser, tmp_path, gam
                 break
             legal = session.view()["legal"]
             with_path = [m for m in legal if m["path"]]
-            move = with_path[rng.integers(len(with_path))] if with_path else legal[rng.integers(len(legal))]
+            new_kind = [m for m in with_path if kind(m["path"][0]) not in kinds]  # each kind clicked once at least
+            pick_from = new_kind or with_path or legal
+            move = pick_from[rng.integers(len(pick_from))]
+            kinds.update(kind(t) for t in move["path"])
             for depth, target in enumerate(move["path"]):
                 el = browser.find_element(By.CSS_SELECTOR, f'#board [data-target="{target}"].legal')
                 ActionChains(browser).move_to_element(el).click().perform()
@@ -293,6 +300,7 @@ def test_a_whole_game_played_by_mouse_clicks_on_the_board(browser, tmp_path, gam
             assert tuple(session.moves[plies]) == (0, move["action"])  # the move clicked is the one played
         assert browser.execute_script("return document.body.dataset.over") == "1"
         assert clicked.get(0, 0) > 3 and (game == "yinyang" or clicked.get(1, 0) > 0), clicked
+        assert kinds == {"yoxii": {"c"}, "koi": {"p"}, "yinyang": {"city", "trigram"}}[game], kinds
     finally:
         server.shutdown()
         server.server_close()
