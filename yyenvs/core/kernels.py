@@ -78,8 +78,7 @@ class BatchKernel:
         return self._parallel
 
     def __call__(self, *args):
-        first = args[0][0] if isinstance(args[0], tuple) else args[0]  # a batch array, or a tuple of them
-        rows = first.shape[0]
+        rows = args[0].shape[0]
         if rows < self.parallel_min_batch or _mode == "serial":
             return self.serial(*args)
         if _mode == "parallel":

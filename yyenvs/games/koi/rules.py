@@ -39,8 +39,6 @@ E, SE, S, SW, W, NW; D = 4: N, E, S, W).
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit, prange
 
@@ -171,20 +169,11 @@ def is_legal(board, koi, phase, cur, b, a, rays, npts, num_dirs):
     return swim_end(board, b, koi[b, me, k], d, rays, me) >= 0
 
 
-#: a batch's arrays as the kernels take them (``KoiState``'s fields of the same names)
-KoiArrays = namedtuple("KoiArrays", "board koi fry phase cur rewards terminated truncated ply winner")
-#: what the kernels need of a core: the rays of its pond, its size and directions, its thresholds
-KoiRules = namedtuple("KoiRules", "rays n num_dirs win_fry max_plies")
-
-
 @batch_kernel
-def step_kernel(state, rules, actions):
+def step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, ply,
+                winner, actions, rays, n, num_dirs, win_fry, max_plies):
     """Apply one action per row in place; returns the first illegal row or -1
-    (then nothing has been changed).  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
-    board, koi, fry, phase, cur = state.board, state.koi, state.fry, state.phase, state.cur
-    rewards, terminated, truncated, ply, winner = (state.rewards, state.terminated, state.truncated,
-                                                   state.ply, state.winner)
-    rays, n, num_dirs, win_fry, max_plies = rules.rays, rules.n, rules.num_dirs, rules.win_fry, rules.max_plies
+    (then nothing has been changed)."""
     nb = board.shape[0]
     npts = n * n
     illegal = np.zeros(nb, dtype=np.bool_)
@@ -284,11 +273,8 @@ def observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out)
 
 
 @batch_kernel
-def heuristic_kernel(state, rules, player, mobility_weight, out):
-    """``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
-    board, koi, fry, terminated, truncated, winner = (state.board, state.koi, state.fry, state.terminated,
-                                                      state.truncated, state.winner)
-    rays, num_dirs = rules.rays, rules.num_dirs
+def heuristic_kernel(board, koi, fry, terminated, truncated, winner, player,
+                     rays, num_dirs, mobility_weight, out):
     nb = board.shape[0]
     for b in prange(nb):
         me = np.int64(player[b])
