@@ -456,7 +456,7 @@ def test_the_package_installs_one_top_level_package():
     """What ``pip install .`` installs: setuptools finds packages by pyproject's include patterns;
     every one is ``yyenvs`` or inside it (a top-level ``training`` could shadow another project's)."""
     import pathlib
-    import tomllib
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
     import setuptools
     root = pathlib.Path(yyenvs.__file__).parent.parent
