@@ -19,7 +19,8 @@ import numpy as np
 from yyenvs.agents import make_agent
 from yyenvs.agents.match import play_games
 from yyenvs.bench import hardware
-from yyenvs.cli import parse_options, run
+from yyenvs.cli import run
+from yyenvs.values import parse_options
 from yyenvs.core.rng import derive_seeds
 from yyenvs.games import make_core
 from yyenvs.games.koi.rules import SETUP

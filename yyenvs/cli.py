@@ -13,8 +13,7 @@ import argparse
 import math
 import sys
 
-from yyenvs.values import (  # noqa: F401  (the commands import them from here)
-    MAX_BATCH, MAX_GAMES, MAX_SEED, one_line, parse_option, parse_options)
+from yyenvs.values import MAX_BATCH, MAX_GAMES, MAX_SEED, one_line
 
 COMMANDS = {
     "bench": ("yyenvs.bench", "measure steps/s and memory of every game (random legal play)"),

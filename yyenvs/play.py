@@ -11,7 +11,8 @@ import time
 
 from yyenvs.agents import BASELINES, make_agent
 from yyenvs.agents.match import play_match
-from yyenvs.cli import ArgumentParser, games_int, parse_options, run, seed_int
+from yyenvs.cli import ArgumentParser, games_int, run, seed_int
+from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
 from yyenvs.games import GAMES, make_core

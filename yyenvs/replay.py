@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from yyenvs.cli import ArgumentParser, parse_options, run, seed_int
+from yyenvs.cli import ArgumentParser, run, seed_int
+from yyenvs.values import parse_options
 from yyenvs.core.errors import OptionError
 from yyenvs.core.files import check_output
 from yyenvs.core.record import GameRecorder, read_record

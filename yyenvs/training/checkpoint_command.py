@@ -20,7 +20,8 @@ import types
 
 from yyenvs.agents.checkpoint import ALGOS, PV_CLASS, SUFFIX, CheckpointError, check_pool_state, checkpoint_path, core_options, game_metadata, optimizer_tensors, policy_tensors, read_metadata, write_checkpoint
 from yyenvs.agents.ppo import load_policy
-from yyenvs.cli import ArgumentParser, one_line
+from yyenvs.cli import ArgumentParser
+from yyenvs.values import one_line
 from yyenvs.core.errors import OptionError
 from yyenvs.core.files import check_output
 from yyenvs.games import make_core

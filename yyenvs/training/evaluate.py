@@ -28,7 +28,8 @@ import numpy as np
 
 from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
-from yyenvs.cli import ArgumentParser, games_int, one_line, parse_options, seed_int
+from yyenvs.cli import ArgumentParser, games_int, seed_int
+from yyenvs.values import one_line, parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.files import check_output
 from yyenvs.core.record import record_paths

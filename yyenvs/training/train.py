@@ -26,7 +26,8 @@ import sys
 import time
 
 
-from yyenvs.cli import ArgumentParser, one_line
+from yyenvs.cli import ArgumentParser
+from yyenvs.values import one_line
 from yyenvs.core.contract import OptionError
 from yyenvs.training.config import ConfigError, load_config
 from yyenvs.training.run import TrainingRun

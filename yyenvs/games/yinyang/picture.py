@@ -131,8 +131,8 @@ def label_spots(d) -> list[tuple[float, float, str]]:
     """(x, y, anchor) of each city's name: below it, above, right, left or at a corner, whichever
     covers least of the cities and the other names (a few rounds, each name moving in turn to its
     best spot); computed once per map."""
-    key = id(d)
-    if key not in _SPOTS:
+    cached = _SPOTS.get(id(d))
+    if cached is None or cached[0] is not d:  # the map object itself is kept, so its id is never reused
         cities = [_city_xy(d, c) for c in range(len(d.city_names))]
         discs = [(x - 14, y - 14, x + 14, y + 14) for x, y in cities]
         offsets = ((0, 21, "middle"), (0, -21, "middle"), (16, 0, "start"), (-16, 0, "end"),
@@ -145,8 +145,9 @@ def label_spots(d) -> list[tuple[float, float, str]]:
                 others = [boxes[k][pick[k]] for k in range(len(cities)) if k != c] + discs[:c] + discs[c + 1:]
                 cost = [sum(_overlap(b, o) for o in others) for b in boxes[c]]
                 pick[c] = cost.index(min(cost))
-        _SPOTS[key] = [(x + offsets[p][0], y + offsets[p][1], offsets[p][2]) for (x, y), p in zip(cities, pick)]
-    return _SPOTS[key]
+        cached = (d, [(x + offsets[p][0], y + offsets[p][1], offsets[p][2]) for (x, y), p in zip(cities, pick)])
+        _SPOTS[id(d)] = cached
+    return cached[1]
 
 
 def _taiji(core, s, i, sc: Scene) -> None:
