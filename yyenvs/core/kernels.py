@@ -18,6 +18,12 @@ holds), so it follows the machine's load within a few calls.  Set
 :func:`set_parallel`, to force a mode.  Both versions give identical results
 and are cached on disk under distinct names (numba's cache key ignores the
 ``parallel`` flag); the parallel one compiles on first use.
+
+A kernel may take a named tuple of the batch's arrays as its first argument.
+Its ``prange`` loop must then write them only inside an ``@njit`` function
+it calls per row: numba's parallel loops drop writes made to a named tuple's
+arrays in the loop body, even through names unpacked before it (numba issues
+5872 and 7135); reading them there is safe.
 """
 from __future__ import annotations
 
@@ -78,7 +84,8 @@ class BatchKernel:
         return self._parallel
 
     def __call__(self, *args):
-        rows = args[0].shape[0]
+        first = args[0][0] if isinstance(args[0], tuple) else args[0]  # a batch array, or a tuple of them
+        rows = first.shape[0]
         if rows < self.parallel_min_batch or _mode == "serial":
             return self.serial(*args)
         if _mode == "parallel":

@@ -18,6 +18,8 @@ from yyenvs.core.rng import game_seeds
 from yyenvs.games.koi import ansi, picture
 from yyenvs.games.koi import text as koi_text
 from yyenvs.games.koi.rules import (
+    KoiArrays,
+    KoiRules,
     DIR_VECTORS,
     NUM_KOI,
     NUM_PLANES,
@@ -76,6 +78,7 @@ class KoiCore(GameCore):
         self.max_plies = m
         self.taiji = (n // 2) * n + n // 2
         self.rays = ray_table(n, d)
+        self.rules = KoiRules(self.rays, n, d, w, m)
         self.num_players = 2
         self.num_actions = n * n + NUM_KOI * d
         self.observation_shape = (n, n, NUM_PLANES)
@@ -135,14 +138,15 @@ class KoiCore(GameCore):
         )
 
     def _step(self, state: KoiState, actions) -> int:
-        return step_kernel(state.board, state.koi, state.fry, state.phase, state.current_player,
-                           state.rewards, state.terminated, state.truncated, state.ply,
-                           state.winner, actions, self.rays, self.board_size, self.num_dirs,
-                           self.win_fry, self.max_plies)
+        return step_kernel(self._arrays(state), self.rules, actions)
+
+    @staticmethod
+    def _arrays(state: KoiState) -> KoiArrays:
+        return KoiArrays(state.board, state.koi, state.fry, state.phase, state.current_player, state.rewards,
+                         state.terminated, state.truncated, state.ply, state.winner)
 
     def _mask(self, state: KoiState, out) -> None:
-        mask_kernel(state.board, state.koi, state.phase, state.current_player, state.done,
-                    self.rays, self.board_size, self.num_dirs, out)
+        mask_kernel(self._arrays(state), self.rules, out)
 
     def _observe(self, state: KoiState, seats, out) -> None:
         """Planes (N, N, 14) float32 from seat ``seats[i]``'s side (spec 9).
@@ -152,16 +156,13 @@ class KoiCore(GameCore):
         12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
         """
         n = self.board_size
-        observe_kernel(state.board, state.koi, state.fry, state.phase, state.ply, seats,
-                       float(self.win_fry), float(self.max_plies),
-                       out.reshape(state.batch_size, n * n, NUM_PLANES))
+        observe_kernel(self._arrays(state), self.rules, seats, out.reshape(state.batch_size, n * n, NUM_PLANES))
 
     def _heuristic(self, state: KoiState, seats, out) -> None:
         """Fry difference plus ``mobility_weight`` times the difference in legal
         swims, from seat ``seats[i]``'s side; +-1000 for a decided game, 0 for
         a truncated one."""
-        heuristic_kernel(state.board, state.koi, state.fry, state.terminated, state.truncated,
-                         state.winner, seats, self.rays, self.num_dirs, float(self.mobility_weight), out)
+        heuristic_kernel(self._arrays(state), self.rules, seats, float(self.mobility_weight), out)
 
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""

@@ -39,6 +39,8 @@ E, SE, S, SW, W, NW; D = 4: N, E, S, W).
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -135,14 +137,22 @@ def count_swims(board, koi, b, me, rays, num_dirs, stop_at_first):
 
 
 # --- batch kernels (loop over the rows) ----------------------------------------
+#: a batch's arrays as the kernels take them (``KoiState``'s fields of the same names)
+KoiArrays = namedtuple("KoiArrays", "board koi fry phase cur rewards terminated truncated ply winner")
+#: what the kernels need of a core: the rays of its pond, its size and directions, its thresholds
+KoiRules = namedtuple("KoiRules", "rays n num_dirs win_fry max_plies")
+
+
 @batch_kernel
-def mask_kernel(board, koi, phase, cur, done, rays, n, num_dirs, out):
+def mask_kernel(state, rules, out):
     """Fill every entry of ``out`` (B, A) (it may come uninitialised)."""
+    board, koi, phase, cur = state.board, state.koi, state.phase, state.cur
+    rays, num_dirs = rules.rays, rules.num_dirs
     nb = board.shape[0]
-    npts = n * n
+    npts = rules.n * rules.n
     for b in prange(nb):
         out[b, :] = False
-        if done[b]:
+        if state.terminated[b] or state.truncated[b]:
             continue
         if phase[b] == 0:
             for p in range(npts):
@@ -157,89 +167,98 @@ def mask_kernel(board, koi, phase, cur, done, rays, n, num_dirs, out):
 
 
 @njit(cache=True)
-def is_legal(board, koi, phase, cur, b, a, rays, npts, num_dirs):
+def is_legal(state, rules, b, a):
     """Whether action ``a`` is legal in row ``b`` (spec 3.1, 4.3 - 4.5)."""
-    if phase[b] == 0:
-        return a < npts and board[b, a] == 0
+    npts = rules.n * rules.n
+    if state.phase[b] == 0:
+        return a < npts and state.board[b, a] == 0
     if a < npts:
         return False
+    me = np.int64(state.cur[b])
+    k = (a - npts) // rules.num_dirs
+    d = (a - npts) % rules.num_dirs
+    return swim_end(state.board, b, state.koi[b, me, k], d, rules.rays, me) >= 0
+
+
+@njit(cache=True)
+def step_row(state, rules, b, a):
+    """Play legal action ``a`` in row ``b`` (none when ``a < 0``): a set-up placement or a swim,
+    then the turn passes and the game may end.  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
+    state.rewards[b, 0] = 0.0
+    state.rewards[b, 1] = 0.0
+    if a < 0:
+        return
+    board, koi, fry, cur = state.board, state.koi, state.fry, state.cur
+    npts = rules.n * rules.n
     me = np.int64(cur[b])
-    k = (a - npts) // num_dirs
-    d = (a - npts) % num_dirs
-    return swim_end(board, b, koi[b, me, k], d, rays, me) >= 0
+    opp = 1 - me
+    own_fry = 1 + me
+    opp_fry = 2 - me
+    if state.phase[b] == 0:
+        # spec 3.1: place the mover's next koi
+        board[b, a] = 3 + me
+        for k in range(5):
+            if koi[b, me, k] < 0:
+                koi[b, me, k] = a
+                break
+        if koi[b, 0, 4] >= 0 and koi[b, 1, 4] >= 0:
+            state.phase[b] = 1
+    else:
+        k = (a - npts) // rules.num_dirs
+        d = (a - npts) % rules.num_dirs
+        s = koi[b, me, k]
+        end = swim_end(board, b, s, d, rules.rays, me)
+        # spec 5: fry on the start point, spawn / flip on the way, eat at the end
+        board[b, s] = own_fry
+        gained = 1
+        for i in range(rules.rays.shape[2]):
+            p = rules.rays[s, d, i]
+            if p == end:
+                break
+            if board[b, p] == opp_fry:
+                fry[b, opp] -= 1
+            board[b, p] = own_fry
+            gained += 1
+        if board[b, end] == opp_fry:
+            fry[b, opp] -= 1
+        board[b, end] = 3 + me
+        koi[b, me, k] = end
+        fry[b, me] += gained
+    state.ply[b] += 1
+    cur[b] = opp
+    # spec 6: the win at the threshold, then the loss of a player with no move
+    if state.phase[b] == 1 and (fry[b, me] >= rules.win_fry
+                                or count_swims(board, koi, b, opp, rules.rays, rules.num_dirs, True) == 0):
+        state.terminated[b] = True
+        state.winner[b] = me
+        state.rewards[b, me] = 1.0
+        state.rewards[b, opp] = -1.0
+    if not state.terminated[b] and state.ply[b] >= rules.max_plies:
+        state.truncated[b] = True
 
 
 @batch_kernel
-def step_kernel(board, koi, fry, phase, cur, rewards, terminated, truncated, ply,
-                winner, actions, rays, n, num_dirs, win_fry, max_plies):
+def step_kernel(state, rules, actions):
     """Apply one action per row in place; returns the first illegal row or -1
-    (then nothing has been changed)."""
-    nb = board.shape[0]
-    npts = n * n
+    (then nothing has been changed).  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
+    nb = actions.shape[0]
     illegal = np.zeros(nb, dtype=np.bool_)
     for b in prange(nb):  # validate every row before touching any
         a = actions[b]
-        illegal[b] = a >= 0 and not is_legal(board, koi, phase, cur, b, a, rays, npts, num_dirs)
+        illegal[b] = a >= 0 and not is_legal(state, rules, b, a)
     for b in range(nb):
         if illegal[b]:
             return b
     for b in prange(nb):
-        rewards[b, 0] = 0.0
-        rewards[b, 1] = 0.0
-        a = actions[b]
-        if a < 0:
-            continue
-        me = np.int64(cur[b])
-        opp = 1 - me
-        own_fry = 1 + me
-        opp_fry = 2 - me
-        if phase[b] == 0:
-            # spec 3.1: place the mover's next koi
-            board[b, a] = 3 + me
-            for k in range(5):
-                if koi[b, me, k] < 0:
-                    koi[b, me, k] = a
-                    break
-            if koi[b, 0, 4] >= 0 and koi[b, 1, 4] >= 0:
-                phase[b] = 1
-        else:
-            k = (a - npts) // num_dirs
-            d = (a - npts) % num_dirs
-            s = koi[b, me, k]
-            end = swim_end(board, b, s, d, rays, me)
-            # spec 5: fry on the start point, spawn / flip on the way, eat at the end
-            board[b, s] = own_fry
-            gained = 1
-            for i in range(rays.shape[2]):
-                p = rays[s, d, i]
-                if p == end:
-                    break
-                if board[b, p] == opp_fry:
-                    fry[b, opp] -= 1
-                board[b, p] = own_fry
-                gained += 1
-            if board[b, end] == opp_fry:
-                fry[b, opp] -= 1
-            board[b, end] = 3 + me
-            koi[b, me, k] = end
-            fry[b, me] += gained
-        ply[b] += 1
-        cur[b] = opp
-        # spec 6: the win at the threshold, then the loss of a player with no move
-        if phase[b] == 1 and (fry[b, me] >= win_fry
-                              or count_swims(board, koi, b, opp, rays, num_dirs, True) == 0):
-            terminated[b] = True
-            winner[b] = me
-            rewards[b, me] = 1.0
-            rewards[b, opp] = -1.0
-        if not terminated[b] and ply[b] >= max_plies:
-            truncated[b] = True
+        step_row(state, rules, b, actions[b])  # a function: see yyenvs.core.kernels on named tuples
     return -1
 
 
 @batch_kernel
-def observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out):
+def observe_kernel(state, rules, player, out):
     """Fill every entry of ``out`` (B, N*N, C) (it may come uninitialised)."""
+    board, koi, fry, phase, ply = state.board, state.koi, state.fry, state.phase, state.ply
+    win_fry, max_plies = np.float64(rules.win_fry), np.float64(rules.max_plies)
     nb = board.shape[0]
     npts = board.shape[1]
     for b in prange(nb):
@@ -273,8 +292,11 @@ def observe_kernel(board, koi, fry, phase, ply, player, win_fry, max_plies, out)
 
 
 @batch_kernel
-def heuristic_kernel(board, koi, fry, terminated, truncated, winner, player,
-                     rays, num_dirs, mobility_weight, out):
+def heuristic_kernel(state, rules, player, mobility_weight, out):
+    """``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
+    board, koi, fry, terminated, truncated, winner = (state.board, state.koi, state.fry, state.terminated,
+                                                      state.truncated, state.winner)
+    rays, num_dirs = rules.rays, rules.num_dirs
     nb = board.shape[0]
     for b in prange(nb):
         me = np.int64(player[b])
