@@ -38,6 +38,7 @@ from yyenvs.games.yinyang.layout import (
     O_MORTAL, O_PLACE, O_REROLL, O_ROAD, O_SOLO, O_SPLIT, O_SWAP, O_TEMPLE, O_THROW,
 )
 from yyenvs.games.yinyang.mask import anytime_mask, tile_left
+from yyenvs.games.yinyang.parts import part
 from yyenvs.games.yinyang.scoring import score_row
 
 
@@ -79,155 +80,225 @@ def flip_solo_tile(flow, solo_tiles, tb, i, c):
         flow[i, F_SOLO_FLIPPED] = f + 1
 
 
+@part
+def found_temple(flow, cities, players, solo_tiles, tb, i, p, c):
+    """A temple of p in city c; in the solo game it may flip a solo tile."""
+    build_temple(cities, players, tb, i, p, c)
+    if tb.solo:
+        flip_solo_tile(flow, solo_tiles, tb, i, c)
+
+
+# -- the action blocks, one rule each (apply_action dispatches) --------------------------------
+@part
+def place_pawn(flow, players, turn_order, current_player, i, turn, p, c):
+    """Set-up: p's pawn to city c.  The placing goes backwards in turn order, so True once
+    the first player in turn order has placed (the round begins)."""
+    players[i, p, Q_PAWN] = c
+    if turn == 0:
+        return True
+    flow[i, F_TURN] = turn - 1
+    current_player[i] = turn_order[i, turn - 1]
+    return False
+
+
+@part
+def interpret_throw(st, tb, i, turn, p, here, s):
+    """Divination: p interprets the throw as upper trigram s // 8 (its tile taken) and lower
+    trigram s % 8 (its turn-order steps, cards and action; here: the pawn's city)."""
+    flow = st.flow
+    players = st.players
+    taiji = st.taiji
+    u = s // 8
+    l = s % 8
+    taiji[i, u, T_STACK] -= 1
+    players[i, p, Q_TILES + taiji[i, u, T_TILE_TYPE]] += 1
+    if turn != tb.num_players - 1:  # the last player blocks nobody
+        taiji[i, u, T_UPPER_BLOCK] = 2
+    flow[i, F_SPLIT_DONE] = 1
+    move_turn_order(players, flow, tb, i, p, tb.lower_actions[l, 1])
+    add_cards(players, i, p, tb.lower_actions[l, 2])
+    kind = tb.lower_actions[l, 0]
+    if kind == L_TEMPLE:
+        found_temple(flow, st.cities, players, st.solo_tiles, tb, i, p, here)
+    elif kind != L_NONE:  # an immediate action: its target is the player's next choice
+        flow[i, F_PENDING] = kind
+
+
+@part
+def move_pawn(flow, players, tb, i, p, c, by_road):
+    """p's pawn to city c, by road or by river / ocean; the capital gives cards once a round."""
+    if flow[i, F_PENDING] != 0:  # an immediate action costs nothing
+        flow[i, F_PENDING] = 0
+    else:
+        spend(players, i, p, CARRIAGE if by_road else BOAT)
+    players[i, p, Q_PAWN] = c
+    if c == tb.capital and players[i, p, Q_LUO_BONUS] == 0:  # once a round
+        players[i, p, Q_LUO_BONUS] = 1
+        add_cards(players, i, p, LUO_CARDS)
+
+
+@part
+def take_good(st, i, p, here, t):
+    """p takes the good of the pawn's city (here) to Development space t, or beside the board."""
+    flow = st.flow
+    g = np.int64(st.cities[i, here, C_GOOD])
+    if flow[i, F_PENDING] != 0:  # an immediate action costs nothing
+        flow[i, F_PENDING] = 0
+    else:
+        spend(st.players, i, p, GOODS_TILE)
+    st.cities[i, here, C_GOOD] = -1
+    place_good(st.development, st.beside_board, i, p, g, t)
+
+
+@part
+def forfeit(players, i, p, f):
+    """p gives up one action for a card: f < 4 a tile of type f, 4 two Yang coins, 5 two
+    Yin coins, 6 one coin of each."""
+    if f < 4:
+        players[i, p, Q_TILES_USED + f] += 1
+    elif f == 4:
+        players[i, p, Q_COINS_YANG] -= 2
+    elif f == 5:
+        players[i, p, Q_COINS_YIN] -= 2
+    else:
+        players[i, p, Q_COINS_YANG] -= 1
+        players[i, p, Q_COINS_YIN] -= 1
+    add_cards(players, i, p, FORFEIT_CARDS)
+
+
+@part
+def end_turn(st, tb, i, turn, p):
+    """p (at position turn in turn order) ends their Divination or action turn; the next
+    player follows.  True when this ends the action phase, so the round."""
+    flow = st.flow
+    players = st.players
+    divination = flow[i, F_PHASE] == PH_DIVINATION
+    if not divination:  # unused actions are forfeited, a card each
+        left = (players[i, p, Q_COINS_YANG] + players[i, p, Q_COINS_YIN]) // 2
+        for t in range(4):
+            left += tile_left(players, i, p, t)
+            players[i, p, Q_TILES_USED + t] = players[i, p, Q_TILES + t]
+        players[i, p, Q_COINS_YANG] = 0
+        players[i, p, Q_COINS_YIN] = 0
+        add_cards(players, i, p, left)
+    if turn + 1 < tb.num_players:
+        flow[i, F_TURN] = turn + 1
+        if divination:
+            start_divination_turn(flow, i)
+        else:
+            st.current_player[i] = st.turn_order[i, turn + 1]
+        return False
+    if divination:  # the last throw is interpreted: the action phase begins
+        begin_actions(st.flow, st.players, st.turn_order, st.current_player, tb, i)
+        return False
+    return True
+
+
+@part
+def gift_from_gods(st, tb, i, p, s):
+    """Gift from the Gods, s = area * 20 + target: p's full track (area 0 Yin, 1 Yang) buys
+    a good of that area, to Development space target or (target 16 + kind) beside the board."""
+    area = s // 20
+    t = s % 20
+    g = tb.development_spaces[t] if t < BESIDE else t - BESIDE
+    st.players[i, p, Q_YIN + area] = 0
+    st.goods[i, G_YIN + area, g] -= 1
+    place_good(st.development, st.beside_board, i, p, g, min(t, BESIDE))
+    for h in range(4):
+        if st.goods[i, G_BAG, h] > 0:  # the area is refilled from the bag, when not empty
+            post_chance(st.flow, i, EV_BAG, area)
+            break
+
+
+@part
+def mortal_will(flow, cities, players, i, p, c):
+    """Mortal Will: p's temple in city c back to the supply, p's unused coins thrown again."""
+    cities[i, c, C_TEMPLE] = -1
+    players[i, p, Q_TEMPLES] += 1
+    n = players[i, p, Q_COINS_YANG] + players[i, p, Q_COINS_YIN]
+    if n > 0:
+        post_chance(flow, i, EV_MORTAL_WILL, np.int64(n))
+
+
+@part
+def turn_coin(players, i, p, to_yin):
+    """Two cards: one of p's unused coins turns over, Yang to Yin (to_yin) or Yin to Yang."""
+    players[i, p, Q_CARDS] -= 2
+    if to_yin:
+        players[i, p, Q_COINS_YANG] -= 1
+        players[i, p, Q_COINS_YIN] += 1
+    else:
+        players[i, p, Q_COINS_YANG] += 1
+        players[i, p, Q_COINS_YIN] -= 1
+
+
+@part
+def swap_scoring_tiles(players, scoring_tiles, i, p, s):
+    """Three cards: p swaps the scoring tiles (both columns) of lines SWAP_I[s] and SWAP_J[s]."""
+    x = SWAP_I[s]
+    y = SWAP_J[s]
+    players[i, p, Q_CARDS] -= 3
+    for q in range(2):
+        tmp = scoring_tiles[i, p, x, q]
+        scoring_tiles[i, p, x, q] = scoring_tiles[i, p, y, q]
+        scoring_tiles[i, p, y, q] = tmp
+
+
 # -- one action -----------------------------------------------------------------------------
 @rule
 def apply_action(st, tb, i, a):
-    """Apply player action a (legal) to row i; True when it ends the round (see begin_round)."""
+    """Apply player action a (legal) to row i; True when it ends the round (see begin_round).
+    The blocks of ``Tables.action_start`` are tested in order: each test holds only once
+    the earlier blocks are ruled out."""
     off = tb.action_start
     flow = st.flow
     players = st.players
-    cities = st.cities
-    taiji = st.taiji
     turn = flow[i, F_TURN]
     p = np.int64(st.turn_order[i, turn])
-    if a < off[O_DISASTER]:  # set-up: place the pawn; the placing goes backwards in turn order
-        players[i, p, Q_PAWN] = a - off[O_PLACE]
-        if turn == 0:
-            return True
-        flow[i, F_TURN] = turn - 1
-        st.current_player[i] = st.turn_order[i, turn - 1]
-        return False
+    if a < off[O_DISASTER]:  # set-up: place the pawn
+        return place_pawn(flow, players, st.turn_order, st.current_player, i, turn, p, a - off[O_PLACE])
     if a < off[O_SPLIT]:  # Phase One: remove a disaster; the god coins follow
-        cities[i, a - off[O_DISASTER], C_DISASTER] = 0
+        st.cities[i, a - off[O_DISASTER], C_DISASTER] = 0
         post_chance(flow, i, EV_GODS, COINS)
         return False
     here = np.int64(players[i, p, Q_PAWN])
-    if a < off[O_REROLL]:  # Phase Two: interpret the throw as upper u, lower l
-        s = a - off[O_SPLIT]
-        u = s // 8
-        l = s % 8
-        taiji[i, u, T_STACK] -= 1
-        players[i, p, Q_TILES + taiji[i, u, T_TILE_TYPE]] += 1
-        if turn != tb.num_players - 1:  # the last player blocks nobody
-            taiji[i, u, T_UPPER_BLOCK] = 2
-        flow[i, F_SPLIT_DONE] = 1
-        move_turn_order(players, flow, tb, i, p, tb.lower_actions[l, 1])
-        add_cards(players, i, p, tb.lower_actions[l, 2])
-        kind = tb.lower_actions[l, 0]
-        if kind == L_TEMPLE:
-            build_temple(cities, players, tb, i, p, here)
-            if tb.solo:
-                flip_solo_tile(flow, st.solo_tiles, tb, i, here)
-        elif kind != L_NONE:
-            flow[i, F_PENDING] = kind
+    if a < off[O_REROLL]:  # Phase Two: interpret the throw
+        interpret_throw(st, tb, i, turn, p, here, a - off[O_SPLIT])
         return False
     if a == off[O_REROLL]:  # free reroll: no Yin / Yang gain this time
         post_chance(flow, i, EV_REROLL, COINS)
         return False
     if a < off[O_GOODS]:  # move by road or by river / ocean
         by_road = a < off[O_BOAT]
-        if flow[i, F_PENDING] != 0:  # an immediate action costs nothing
-            flow[i, F_PENDING] = 0
-        else:
-            spend(players, i, p, CARRIAGE if by_road else BOAT)
-        c = a - (off[O_ROAD] if by_road else off[O_BOAT])
-        players[i, p, Q_PAWN] = c
-        if c == tb.capital and players[i, p, Q_LUO_BONUS] == 0:  # once a round
-            players[i, p, Q_LUO_BONUS] = 1
-            add_cards(players, i, p, LUO_CARDS)
+        move_pawn(flow, players, tb, i, p, a - (off[O_ROAD] if by_road else off[O_BOAT]), by_road)
         return False
     if a < off[O_TEMPLE]:  # take the good of the pawn's city
-        g = np.int64(cities[i, here, C_GOOD])
-        if flow[i, F_PENDING] != 0:
-            flow[i, F_PENDING] = 0
-        else:
-            spend(players, i, p, GOODS_TILE)
-        cities[i, here, C_GOOD] = -1
-        place_good(st.development, st.beside_board, i, p, g, a - off[O_GOODS])
+        take_good(st, i, p, here, a - off[O_GOODS])
         return False
     if a == off[O_TEMPLE]:
         spend(players, i, p, TEMPLE_TILE)
-        build_temple(cities, players, tb, i, p, here)
-        if tb.solo:
-            flip_solo_tile(flow, st.solo_tiles, tb, i, here)
+        found_temple(flow, st.cities, players, st.solo_tiles, tb, i, p, here)
         return False
     if a < off[O_END]:  # forfeit one action for a card
-        f = a - off[O_FORFEIT]
-        if f < 4:
-            players[i, p, Q_TILES_USED + f] += 1
-        elif f == 4:
-            players[i, p, Q_COINS_YANG] -= 2
-        elif f == 5:
-            players[i, p, Q_COINS_YIN] -= 2
-        else:
-            players[i, p, Q_COINS_YANG] -= 1
-            players[i, p, Q_COINS_YIN] -= 1
-        add_cards(players, i, p, FORFEIT_CARDS)
+        forfeit(players, i, p, a - off[O_FORFEIT])
         return False
-    if a == off[O_END]:
-        divination = flow[i, F_PHASE] == PH_DIVINATION
-        if not divination:  # unused actions are forfeited, a card each
-            left = (players[i, p, Q_COINS_YANG] + players[i, p, Q_COINS_YIN]) // 2
-            for t in range(4):
-                left += tile_left(players, i, p, t)
-                players[i, p, Q_TILES_USED + t] = players[i, p, Q_TILES + t]
-            players[i, p, Q_COINS_YANG] = 0
-            players[i, p, Q_COINS_YIN] = 0
-            add_cards(players, i, p, left)
-        if turn + 1 < tb.num_players:
-            flow[i, F_TURN] = turn + 1
-            if divination:
-                start_divination_turn(flow, i)
-            else:
-                st.current_player[i] = st.turn_order[i, turn + 1]
-            return False
-        if divination:
-            begin_actions(st.flow, st.players, st.turn_order, st.current_player, tb, i)
-            return False
-        return True
-    if a < off[O_MORTAL]:  # Gift from the Gods: area * 20 + target
-        s = a - off[O_GIFT]
-        area = s // 20
-        t = s % 20
-        g = tb.development_spaces[t] if t < BESIDE else t - BESIDE
-        players[i, p, Q_YIN + area] = 0
-        st.goods[i, G_YIN + area, g] -= 1
-        place_good(st.development, st.beside_board, i, p, g, min(t, BESIDE))
-        for h in range(4):
-            if st.goods[i, G_BAG, h] > 0:  # the area is refilled from the bag, when not empty
-                post_chance(flow, i, EV_BAG, area)
-                break
+    if a == off[O_END]:  # end of the turn
+        return end_turn(st, tb, i, turn, p)
+    if a < off[O_MORTAL]:  # Gift from the Gods
+        gift_from_gods(st, tb, i, p, a - off[O_GIFT])
         return False
-    if a < off[O_CARD]:  # Mortal Will: a temple back, the unused coins thrown again
-        cities[i, a - off[O_MORTAL], C_TEMPLE] = -1
-        players[i, p, Q_TEMPLES] += 1
-        n = players[i, p, Q_COINS_YANG] + players[i, p, Q_COINS_YIN]
-        if n > 0:
-            post_chance(flow, i, EV_MORTAL_WILL, np.int64(n))
+    if a < off[O_CARD]:  # Mortal Will
+        mortal_will(flow, st.cities, players, i, p, a - off[O_MORTAL])
         return False
     if a < off[O_FLIP]:  # one card: +1 Yin / Yang
         players[i, p, Q_YIN + a - off[O_CARD]] += 1
         players[i, p, Q_CARDS] -= 1
         return False
-    if a < off[O_SWAP]:  # two cards: flip a coin
-        players[i, p, Q_CARDS] -= 2
-        if a == off[O_FLIP]:
-            players[i, p, Q_COINS_YANG] -= 1
-            players[i, p, Q_COINS_YIN] += 1
-        else:
-            players[i, p, Q_COINS_YANG] += 1
-            players[i, p, Q_COINS_YIN] -= 1
+    if a < off[O_SWAP]:  # two cards: turn a coin over
+        turn_coin(players, i, p, a == off[O_FLIP])
         return False
-    if a < off[O_SOLO]:  # three cards: swap the scoring tiles of two lines
-        s = a - off[O_SWAP]
-        x = SWAP_I[s]
-        y = SWAP_J[s]
-        players[i, p, Q_CARDS] -= 3
-        tiles = st.scoring_tiles
-        for q in range(2):
-            tmp = tiles[i, p, x, q]
-            tiles[i, p, x, q] = tiles[i, p, y, q]
-            tiles[i, p, y, q] = tmp
+    if a < off[O_SOLO]:  # three cards: swap two lines' scoring tiles
+        swap_scoring_tiles(players, st.scoring_tiles, i, p, a - off[O_SWAP])
         return False
     if a == off[O_THROW]:  # the window before the Divination throw closes
         throw_divination_coins(flow, i)
