@@ -15,8 +15,7 @@ import numpy as np
 
 from yyenvs.cli import ArgumentParser, run, seed_int
 from yyenvs.values import parse_options
-from yyenvs.core.errors import OptionError
-from yyenvs.core.files import check_output
+from yyenvs.core.files import check_output, write_text_file
 from yyenvs.core.record import GameRecorder, read_record
 from yyenvs.games import GAMES, game_spec, load_record, make_core
 
@@ -56,34 +55,25 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give a record, or --game to play one game")
     from yyenvs.web.pages import replay_page
     out = args.out or (os.path.splitext(args.record)[0] + ".html" if args.record else "game.html")
-    try:
-        check_output(out, [args.record], named=args.out is not None, force=args.force)
-        given = parse_options(args.option)
-        if args.game is not None:
-            core = make_core(args.game, **given)
-            specs = args.agents or (["greedy"] if core.num_players == 1 else ["pretrained", "greedy"])
-            if len(specs) != min(core.num_players, 2):
-                parser.error(f"--agents takes {min(core.num_players, 2)} agent(s) for this game")
-            record = _play_one(core, specs, args.seed)
-        else:
-            core = None
-            if given:  # the record's options, with the file options the user gives (never the record's)
-                record = read_record(args.record)
-                spec = game_spec(record.game)
-                paths = {o.name for o in spec.options if o.kind == "path"}
-                options = spec.options_of(record.game_version, record.options)
-                core = make_core(record.game, **{**{k: v for k, v in options.items() if k not in paths}, **given})
-            record, core = load_record(args.record, core)
-        page = replay_page(core, record)
-    except OptionError as e:  # RecordError too
-        print(f"yyenvs replay: error: {e}", file=sys.stderr)
-        return 2
-    try:
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(page)
-    except OSError as e:
-        print(f"yyenvs replay: error: cannot write {out!r}: {e.strerror or e}", file=sys.stderr)
-        return 2
+    check_output(out, [args.record], named=args.out is not None, force=args.force)
+    given = parse_options(args.option)
+    if args.game is not None:
+        core = make_core(args.game, **given)
+        specs = args.agents or (["greedy"] if core.num_players == 1 else ["pretrained", "greedy"])
+        if len(specs) != min(core.num_players, 2):
+            parser.error(f"--agents takes {min(core.num_players, 2)} agent(s) for this game")
+        record = _play_one(core, specs, args.seed)
+    else:
+        core = None
+        if given:  # the record's options, with the file options the user gives (never the record's)
+            record = read_record(args.record)
+            spec = game_spec(record.game)
+            paths = {o.name for o in spec.options if o.kind == "path"}
+            options = spec.options_of(record.game_version, record.options)
+            core = make_core(record.game, **{**{k: v for k, v in options.items() if k not in paths}, **given})
+        record, core = load_record(args.record, core)
+    page = replay_page(core, record)
+    write_text_file(out, page)
     print(f"wrote {out} ({len(page.encode()) / 1024:.0f} KB, {len(record.moves)} moves): open it in a browser")
     return 0
 

@@ -31,7 +31,7 @@ WALK, ROLL, FIRST_FACE = 0, 1, 2
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 SPEC = GameSpec(
-    id="dicerace", title="Dice Race", gym_name="DiceRace", version=0, core="tests.chance_toy:DiceRaceCore",
+    id="dicerace", title="Dice Race", gym_name="DiceRace", version=0, core="tests.agents.chance_toy:DiceRaceCore",
     players=(2, 2), chance=True, max_game_length=MAX_TURNS,
     options=(Option("chance", "choice", "sampled", "'sampled' or 'explicit' die throws",
                     choices=("sampled", "explicit")),),

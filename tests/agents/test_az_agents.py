@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.test_mcts import random_positions
+from tests.agents.test_mcts import random_positions
 from yyenvs.agents import make_agent
 from yyenvs.agents.az import AZAgent, az_spec, parse_az_spec
 from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch
@@ -16,7 +16,7 @@ from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
 from yyenvs.training.config import DEFAULTS, ConfigError, load_config
 
-from tests.test_gumbel_search import flat_network, random_network
+from tests.agents.test_gumbel_search import flat_network, random_network
 
 
 # -- agents -------------------------------------------------------------------------------------

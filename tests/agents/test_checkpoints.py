@@ -14,6 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests import ROOT
+
 torch = pytest.importorskip("torch")
 
 from yyenvs.agents.checkpoint import (  # noqa: E402
@@ -194,9 +196,9 @@ def crafted_zip(tmp_path, core, name="evil"):
     """An old-format checkpoint (zip + JSON with the right SHA-256) whose unpickling writes a marker file."""
     from sb3_contrib import MaskablePPO
     from yyenvs.agents.ppo_network import FastMaskablePolicy
-    from yyenvs.training.pool import OpponentPool
+    from yyenvs.training.pool import OpponentPool, PoolSettings
     from yyenvs.integrations.sb3 import LearnerVecEnv
-    env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, baselines=["random"]))
+    env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, PoolSettings(("random",))))
     model = MaskablePPO(FastMaskablePolicy, env, n_steps=4, batch_size=4, policy_kwargs={"net_arch": [8]},
                         device="cpu")
     zpath = tmp_path / f"{name}.zip"
@@ -588,7 +590,7 @@ def test_loading_a_checkpoint_needs_nothing_from_training(tmp_path):
             "bad = sorted(m for m in sys.modules if m.startswith('yyenvs.training')); "
             "assert not bad, bad")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                       cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
 
 

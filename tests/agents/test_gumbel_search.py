@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.chance_toy import FACES, PROBS, DiceRaceCore
-from tests.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
+from tests.agents.chance_toy import FACES, PROBS, DiceRaceCore
+from tests.agents.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
 from yyenvs.agents.gumbel import GumbelSearch, considered_visits
 from yyenvs.core.contract import CHANCE_PLAYER
 from yyenvs.games import make_core

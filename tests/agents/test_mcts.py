@@ -1,5 +1,5 @@
 """MCTS scripted baseline: legality, determinism, a forced win, strength, 1/3-player games,
-the tree's arrays, and chance (on the dice-race toy of ``tests/chance_toy.py``)."""
+the tree's arrays, and chance (on the dice-race toy of ``tests/agents/chance_toy.py``)."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tests.chance_toy import FACES, FIRST_FACE, PROBS, ROLL, WALK, DiceRaceCore
+from tests.agents.chance_toy import FACES, FIRST_FACE, PROBS, ROLL, WALK, DiceRaceCore
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
 from yyenvs.agents.mcts import DEFAULT_SIMULATIONS, MCTSAgent
 from yyenvs.core.contract import CHANCE_PLAYER

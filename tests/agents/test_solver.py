@@ -10,7 +10,7 @@ import pytest
 
 import yyenvs.agents.gumbel as gumbel
 import yyenvs.agents.solver as solver
-from tests.chance_toy import DiceRaceCore
+from tests.agents.chance_toy import DiceRaceCore
 from yyenvs.agents import make_agent
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.agents.solver import prove
@@ -150,7 +150,7 @@ def test_back_up_takes_the_shortest_win_and_holds_out_longest_in_a_loss():
     result[3] = [-1.0, 1.0]
     plies = np.array([1, 3, 2, 2, 0, 0, 0, 0])
     out = (np.zeros(3, np.bool_), np.zeros((3, 2)), np.zeros(3, np.int64))
-    solver._back_up(first, count, mover, reward, known, result, plies, 1.0, *out)
+    solver._back_up(first, count, mover, reward, (known, result, plies), 1.0, out)
     np.testing.assert_array_equal(out[0], [True, True, False])
     np.testing.assert_array_equal(out[1][:2], [[-1.0, 1.0], [-1.0, 1.0]])
     np.testing.assert_array_equal(out[2][:2], [4, 1])

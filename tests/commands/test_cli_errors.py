@@ -11,7 +11,7 @@ import pytest
 from yyenvs.cli import main
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests import ROOT
 
 
 def run_cli(args, capsys):
@@ -177,7 +177,7 @@ def test_eval_unknown_entrant_is_one_line(capsys):
 ])
 def test_module_entry_points_behave_the_same(module, argv, word):
     r = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True,
-                       timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+                       timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert_one_line_error(r.returncode, r.stderr, word)
 
 

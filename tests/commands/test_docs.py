@@ -7,7 +7,7 @@
   on a Markdown file names one of its headings.
 * The config-key table of docs/training.md is the one :func:`config_table`
   builds from ``yyenvs/training/config.py`` (defaults, ranges, choices and the
-  comment beside each default).  ``python tests/test_docs.py`` rewrites it.
+  comment beside each default).  ``python tests/commands/test_docs.py`` rewrites it.
 """
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ import tokenize
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:  # ``python tests/test_docs.py`` from anywhere
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # ``python tests/commands/test_docs.py`` from anywhere
     sys.path.insert(0, str(ROOT))
 
 DOC_FILES = [ROOT / "README.md"] + sorted((ROOT / "docs").rglob("*.md"))
@@ -246,7 +246,7 @@ def test_config_table_matches_the_defaults():
     assert text.count(TABLE_START) == 1 and text.count(TABLE_END) == 1
     assert text.index(TABLE_START) < text.index(TABLE_END)
     assert _with_table(text, config_table()) == text, \
-        "docs/training.md: the config table is out of date; run `python tests/test_docs.py`"
+        "docs/training.md: the config table is out of date; run `python tests/commands/test_docs.py`"
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from tests.test_checkpoints import _cfg, exit_code, tiny_checkpoint
+from tests.agents.test_checkpoints import _cfg, exit_code, tiny_checkpoint
 from yyenvs.games import make_core
 
 SPELLINGS = ["same", "dot", "dotdot", "absolute", "symlink", "hardlink"]

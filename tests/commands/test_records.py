@@ -225,7 +225,8 @@ def test_cli_saves_games_and_replays_them(tmp_path, capsys):
     capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    assert replay_main([str(bad)]) == 2
+    from yyenvs.cli import main as cli_main  # where user errors become one line and status 2
+    assert cli_main(["replay", str(bad)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
 
 

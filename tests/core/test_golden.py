@@ -4,14 +4,14 @@ Beside each digest file, ``<variant>.txt`` is the first game as a person reads i
 playthrough files): every position's text picture, the player to move, the legal actions by name,
 the action taken and the rewards, for the first ``TEXT_PLIES`` plies; a change shows as a diff.
 
-Each file under ``tests/golden/`` holds, for one game variant, a few games:
+Each file under ``tests/core/golden/`` holds, for one game variant, a few games:
 the seed, every action played, and a digest of what the core showed after
 each step (legal mask, the mover's observation, rewards, flags, player to
 move, heuristic).  Replaying them checks that a change of layout or speed
 changes nothing a user can see.  Only a documented rule fix may change a
 recording, and it comes with a new env version (the game spec's ``version``,
 stored in each file and checked here); re-record with ``python
-tests/test_golden.py`` and say why in the commit and in the spec's version
+tests/core/test_golden.py`` and say why in the commit and in the spec's version
 history.
 """
 from __future__ import annotations

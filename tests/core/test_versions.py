@@ -14,7 +14,7 @@ import pettingzoo
 import pytest
 
 import yyenvs
-from tests.test_checkpoints import rewrite_metadata, tiny_checkpoint
+from tests.agents.test_checkpoints import rewrite_metadata, tiny_checkpoint
 from yyenvs.core.errors import OptionError
 from yyenvs.games import game_spec, load_record, make_core
 

@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from tests.test_checkpoints import exit_code
+from tests.agents.test_checkpoints import exit_code
 from yyenvs.envs.aec import aec_factories
 from yyenvs.envs.vector import GameVectorEnv
 

@@ -102,7 +102,7 @@ def test_multi_agent_env_plays_the_rules():
 
 
 def test_the_docs_page_runs():
-    from tests.test_docs import BLOCKS, OWN_ENVIRONMENT, run_block
+    from tests.commands.test_docs import BLOCKS, OWN_ENVIRONMENT, run_block
     page = "docs/integrations/rllib.md"
     assert page in OWN_ENVIRONMENT
     blocks = [(w, i, code) for w, i, code in BLOCKS if w == page]

@@ -1,7 +1,6 @@
 """benchmarks/balance.py: wins are counted for the turn-order position that earned them, and its
 games are those of the match code from the same seeds."""
 import importlib.util
-import pathlib
 import re
 
 import numpy as np
@@ -11,7 +10,9 @@ from yyenvs.agents import make_agent
 from yyenvs.agents.match import pair_seeds, play_games
 from yyenvs.games import make_core
 
-_PATH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "balance.py"
+from tests import ROOT
+
+_PATH = ROOT / "benchmarks" / "balance.py"
 _spec = importlib.util.spec_from_file_location("balance", _PATH)
 balance = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(balance)

@@ -44,7 +44,7 @@ def test_ray_addresses_and_specs():
 def test_search_trainer_with_ray_self_play_workers(tmp_path):
     """az.workers: self-play on Ray actors feeds the learner; targets are as in-process, the network learns,
     the weights reach the workers, and a resumed run goes on from the checkpoint."""
-    from tests.test_az_trainer import tiny_config
+    from tests.training.test_az_trainer import tiny_config
     from yyenvs.training.az import AZTrainer
     from yyenvs.training.distributed import RaySelfPlay
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)

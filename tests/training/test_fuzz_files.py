@@ -21,6 +21,8 @@ from yyenvs.values import parse_option
 from yyenvs.core.contract import OptionError
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE, MAX_BYTES, DataFileError, load_data, validate
 
+from tests import ROOT
+
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 with open(DEFAULT_DATA_FILE, encoding="utf-8") as f:
@@ -298,7 +300,7 @@ def yaml_path(tmp_path_factory):
     return str(tmp_path_factory.mktemp("cfg") / "c.yaml")
 
 
-with open(os.path.join(os.path.dirname(__file__), "..", "configs", "koi.yaml"), encoding="utf-8") as f:
+with open(os.path.join(ROOT, "configs", "koi.yaml"), encoding="utf-8") as f:
     KOI_YAML = f.read()
 
 
@@ -470,10 +472,10 @@ def test_read_config_file_reads_a_mapping(tmp_path):
     assert read_config_file(str(p)) == {}
     p.write_text("seed: 3\nppo: {n_steps: 8}\n")
     assert read_config_file(str(p)) == {"seed": 3, "ppo": {"n_steps": 8}}
-    quick = os.path.join(os.path.dirname(__file__), "..", "configs", "quick.yaml")
+    quick = os.path.join(ROOT, "configs", "quick.yaml")
     assert isinstance(read_config_file(quick), dict)
     for name in ("koi", "yinyang", "yoxii"):
-        load_config(os.path.join(os.path.dirname(__file__), "..", "configs", f"{name}.yaml"))
+        load_config(os.path.join(ROOT, "configs", f"{name}.yaml"))
 
 
 @pytest.mark.parametrize("override, key", [

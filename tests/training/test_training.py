@@ -10,6 +10,8 @@ import pytest
 
 from yyenvs.games import GAMES
 
+from tests import ROOT
+
 GAME_IDS = list(GAMES)
 
 TINY = [
@@ -202,11 +204,11 @@ def test_train_command_rejects_bad_key(capsys):
 
 def test_pfsp_favours_least_beaten():
     """PFSP weights (1 - p)^2 from recorded results; baseline_share splits the draw."""
-    from yyenvs.training.pool import OpponentPool
+    from yyenvs.training.pool import OpponentPool, PoolSettings
     from yyenvs.games import make_core
     core = make_core(GAME_IDS[0])
-    pool = OpponentPool(core, 4, None, baselines=["random", "greedy"], latest=0.2, pfsp_power=2.0,
-                        pfsp_floor=0.0, window=100)
+    pool = OpponentPool(core, 4, None, PoolSettings(("random", "greedy"), latest=0.2, pfsp_power=2.0,
+                                                    pfsp_floor=0.0, window=100))
     pool.assignment[:] = [1, 1, 2, 2]           # envs 0,1 vs random; 2,3 vs greedy
     for _ in range(49):
         pool.on_episode_end([0, 1], [1.0, 1.0])          # random: 98 wins -> p = 99/100
@@ -233,7 +235,7 @@ def test_pfsp_favours_least_beaten():
     assert p[1] + p[2] == pytest.approx(0.3) and p[3] == pytest.approx(0.5)
     # draws: many episodes drawn per env follow these probabilities
     pool.on_episode_start(np.arange(4))
-    big = OpponentPool(core, 20000, None, baselines=["random", "greedy"], latest=0.2, window=100)
+    big = OpponentPool(core, 20000, None, PoolSettings(("random", "greedy"), latest=0.2, window=100))
     big.entries = pool.entries
     big.baseline_share = 0.3
     big.pfsp_floor = 0.0
@@ -358,7 +360,7 @@ def test_the_training_scripts_run_a_short_self_play(tmp_path, script, config, ex
     import os
     import subprocess
     import sys
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = ROOT
     small = ["torch_threads=1", "log.progress=false", "log.tensorboard=false", "eval.every=0",
              "eval.final_games=4", "eval.table_games=2", "eval.table_snapshots=2",
              "selfplay.snapshot_every=256", "checkpoint.every=256", f"run_dir={tmp_path / 'run'}"]

@@ -9,7 +9,10 @@ win at once, ``rollout_weight=0.5`` for leaf values half the network's and half
 a rollout's, ``average_symmetries=1`` for a network averaged over the board's
 symmetries, ``solve_budget=50000`` for exact results within 50,000 positions of
 each root); ``az:<checkpoint>``, or the checkpoint path alone,
-plays the network's most probable legal action.  In
+plays the network's most probable legal action.  ``device=<name>`` among the
+settings (``az:<checkpoint>:200:device=cuda``, or ``az:<checkpoint>:device=cpu``
+for the network alone) says where the network runs (:mod:`yyenvs.agents.device`;
+default ``auto``).  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).
 The checkpoint must come from ``yyenvs train --algo az`` (its network is a
@@ -23,16 +26,20 @@ import re
 import numpy as np
 
 from yyenvs.agents.base import Agent, sample_weighted
+from yyenvs.agents.device import DEVICE_NAMES, DeviceError, check_device_name
 from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, setting_allows, setting_range
 from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.rng import uniform01
 
 #: the most simulations an ``az:`` spec may ask for per move
 MAX_AZ_SIMULATIONS = 100_000
-_SIMS_RE = re.compile(r"(.*):([0-9]{1,7})(?::([^:]*=[^:]*))?")
+# the shortest path that leaves a budget and/or settings (a device name may hold a colon: cuda:1)
+_SPEC_RE = re.compile(r"(?P<path>.+?)(?::(?P<sims>[0-9]{1,7}))?(?::(?P<settings>[A-Za-z_]+=.*))?")
 _TAG_SAMPLE = 17  # the random-number stream of sampled moves
 _AZ_FORMS = ("'az:<checkpoint>', 'az:<checkpoint>:<simulations>' or "
              "'az:<checkpoint>:<simulations>:<key>=<value>,...'")
+#: settings of the agent rather than of its search: they need no simulations
+AGENT_SETTINGS = {"device": f"where the network runs: {DEVICE_NAMES}"}
 
 
 def _search_options(text: str, spec: str) -> dict:
@@ -41,11 +48,17 @@ def _search_options(text: str, spec: str) -> dict:
     out = {}
     for item in text.split(","):
         key, _, value = item.partition("=")
-        if key not in SEARCH_SETTINGS:
+        if key not in SEARCH_SETTINGS and key not in AGENT_SETTINGS:
             raise OptionError(f"az agent {show(spec)}: unknown search option {show(key)}; "
-                              f"known: {', '.join(SEARCH_SETTINGS)}")
+                              f"known: {', '.join([*SEARCH_SETTINGS, *AGENT_SETTINGS])}")
         if key in out:
             raise OptionError(f"az agent {show(spec)}: search option {key!r} given twice")
+        if key in AGENT_SETTINGS:
+            try:
+                out[key] = check_device_name(value)
+            except DeviceError as e:
+                raise DeviceError(f"az agent {show(spec)}: {e}") from None
+            continue
         kind = SEARCH_SETTINGS[key][0]
         try:
             number = kind(value) if kind is not bool else {"0": False, "1": True}[value]
@@ -62,19 +75,19 @@ def parse_az_spec(spec: str) -> tuple[str, int | None, dict]:
     simulations or None, search options)."""
     if not spec.startswith("az:") or len(spec) <= 3:
         raise OptionError(f"an az agent is {_AZ_FORMS}, got {show(spec)}")
-    rest = spec[3:]
-    m = _SIMS_RE.fullmatch(rest)
-    if m is None:
-        if "=" in rest.rpartition(":")[2]:
+    m = _SPEC_RE.fullmatch(spec[3:])
+    path, sims, settings = m.group("path", "sims", "settings")
+    if path.startswith(":"):
+        raise OptionError(f"az agent {show(spec)} names no checkpoint")
+    options = _search_options(settings, spec) if settings is not None else {}
+    if sims is None:
+        if set(options) - set(AGENT_SETTINGS):
             raise OptionError(f"az agent {show(spec)}: search options need a number of simulations "
                               f"before them; an az agent is {_AZ_FORMS}")
-        return rest, None, {}
-    path, n = m.group(1), int(m.group(2))
-    if not path:
-        raise OptionError(f"az agent {show(spec)} names no checkpoint")
-    if not 1 <= n <= MAX_AZ_SIMULATIONS:
+        return path, None, options
+    if not 1 <= int(sims) <= MAX_AZ_SIMULATIONS:
         raise OptionError(f"az simulations must be from 1 to {MAX_AZ_SIMULATIONS:,}, got {show(spec)}")
-    return path, n, _search_options(m.group(3), spec) if m.group(3) is not None else {}
+    return path, int(sims), options
 
 
 def _number(value) -> str:
@@ -85,10 +98,10 @@ def _number(value) -> str:
 
 
 def _budget_suffix(simulations: int | None, options: dict | None) -> str:
-    """``":<simulations>[:<key>=<value>,...]"``, or "" without a search."""
-    if not simulations:
-        return ""
-    return f":{simulations}" + (":" + ",".join(f"{k}={_number(v)}" for k, v in options.items()) if options else "")
+    """``":<simulations>[:<key>=<value>,...]"``; without a search only the agent's own settings."""
+    settings = ",".join(f"{k}={v if isinstance(v, str) else _number(v)}" for k, v in (options or {}).items()
+                        if simulations or k in AGENT_SETTINGS)
+    return (f":{simulations}" if simulations else "") + (":" + settings if settings else "")
 
 
 def az_spec(path, simulations: int | None = None, options: dict | None = None) -> str:
@@ -108,14 +121,14 @@ class AZAgent(Agent):
     name = "az"
 
     def __init__(self, core: GameCore, net, seed: int = 0, simulations: int | None = None,
-                 label: str | None = None, sample: bool = False, **search_options):
+                 label: str | None = None, sample: bool = False, device="auto", **search_options):
         super().__init__(core, seed)
         if sample and simulations:
             raise ValueError("az: sample=True is for the network alone (no simulations); a search "
                              "chooses its own move")
         from yyenvs.agents.search_network import NetworkEvaluator
-        self.net = net
-        self.evaluate = NetworkEvaluator(net)
+        self.evaluate = NetworkEvaluator(net, device)
+        self.net = self.evaluate.net
         self.simulations = simulations
         self.sample = bool(sample)
         self.search = (GumbelSearch(core, self.evaluate, simulations, seed=int(self.seed), **search_options)

@@ -142,13 +142,27 @@ class NetworkEvaluator:
 
     ``logits`` (S, A) float32 over the player actions, ``values`` (S, P) relative
     to the observing seat; no gradients.  The network has no layer that behaves
-    differently in training, so its mode does not matter.
+    differently in training, so its mode does not matter.  ``device`` (a name of
+    :mod:`yyenvs.agents.device`) is where the network runs: it is moved there; on a
+    GPU under bf16 autocast, its inputs staged in a pinned buffer.
     """
 
-    def __init__(self, net: PolicyValueNet):
-        self.net = net
+    def __init__(self, net: PolicyValueNet, device="cpu"):
+        from yyenvs.agents.device import resolve_device
+        self.device = resolve_device(device) if isinstance(device, str) else torch.device(device)
+        self.net = net.to(self.device)
+        self._pinned = torch.empty(0)  # host staging buffer for GPU copies, grown as needed
 
     def __call__(self, obs: np.ndarray):
+        x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
         with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))
-        return logits.numpy(), values.numpy()
+            if self.device.type == "cpu":
+                logits, values = self.net(x)
+                return logits.numpy(), values.numpy()
+            if self._pinned.numel() < x.numel():
+                self._pinned = torch.empty(x.numel(), dtype=torch.float32).pin_memory()
+            host = self._pinned[:x.numel()].view(x.shape)
+            host.copy_(x)
+            with torch.autocast(self.device.type, dtype=torch.bfloat16):
+                logits, values = self.net(host.to(self.device, non_blocking=True))
+            return logits.float().cpu().numpy(), values.float().cpu().numpy()

@@ -70,11 +70,13 @@ def _better(a_val, a_plies, b_val, b_plies, top):
 
 
 @njit(cache=True)
-def _back_up(first, count, mover, child_reward, child_known, child_result, child_plies, top,
-             known, result, plies):
+def _back_up(first, count, mover, child_reward, below, top, out):
     """One level of the backward pass: each expanded position (count > 0) from its children,
-    which lie at first[i] .. first[i] + count[i] - 1 of the level below; child_result does not
+    which lie at first[i] .. first[i] + count[i] - 1 of the level below.  ``below`` and ``out``
+    are (known, result, plies) of the level below and of this one; the result below does not
     yet hold the reward of the step into the child."""
+    child_known, child_result, child_plies = below
+    known, result, plies = out
     P = child_reward.shape[1]
     for i in range(first.shape[0]):
         n = count[i]
@@ -121,9 +123,8 @@ def _backward(levels: list[_Level], P: int, top: float) -> list[tuple]:
     for k in range(len(levels) - 2, -1, -1):
         level, below = levels[k], levels[k + 1]
         n = level.done.size
-        known, result, plies = out[0]
         k_out = (level.done.copy(), np.zeros((n, P)), np.zeros(n, np.int64))
-        _back_up(level.first, level.count, level.mover, below.reward, known, result, plies, top, *k_out)
+        _back_up(level.first, level.count, level.mover, below.reward, out[0], top, k_out)
         out.insert(0, k_out)
     return out
 

@@ -57,6 +57,15 @@ def same_file(a, b) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def write_text_file(path, text: str) -> None:
+    """Write ``text`` to ``path`` as UTF-8, or OptionError saying why it cannot be written."""
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise OptionError(f"cannot write {os.fspath(path)!r}: {e.strerror or e}") from None
+
+
 def check_output(path, inputs=(), named: bool = True, force: bool = False, flag: str = "--force") -> str:
     """``path`` if writing it loses nothing the user did not give up; else OptionError.
 

@@ -39,12 +39,13 @@ import time
 import numpy as np
 import torch
 
+from yyenvs.agents.device import resolve_device
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.search_network import make_network, network_description
 from yyenvs.training.config import ConfigError
 from yyenvs.training.run import TrainingRun
-from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, make_baselines, make_search
+from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, Targets, make_baselines, make_search
 
 ALGO = "GumbelAZ"
 
@@ -123,7 +124,8 @@ class AZTrainer(TrainingRun):
                 raise ConfigError(f"cannot resume {resume[0]!r}: the config asks for another network "
                                   f"({self.desc} vs the checkpoint's {resume[1]['policy']})")
             torch.manual_seed(cfg["seed"])
-            self.net = make_network(self.core, self.desc)
+            self.device = resolve_device(cfg["device"])
+            self.net = make_network(self.core, self.desc).to(self.device)
             self.opt = torch.optim.AdamW(self.net.parameters(), lr=self.az["learning_rate"],
                                          weight_decay=self.az["weight_decay"])
             self.search = self._make_search(self.az["simulations"], self.az["gumbel_scale"])
@@ -131,7 +133,7 @@ class AZTrainer(TrainingRun):
                                        self.core.num_actions, self.core.num_players)
             self.rng = np.random.default_rng(cfg["seed"])
             self.symmetries = self.core.symmetries() if self.az["augment"] else ()
-            self.baselines = make_baselines(self.core, cfg, self.net)
+            self.baselines = make_baselines(self.core, cfg, self.net, self.device)
             self.num_timesteps = 0
             self.n_updates = 0
             self.samples_trained = 0
@@ -149,7 +151,7 @@ class AZTrainer(TrainingRun):
 
     # -- pieces -------------------------------------------------------------------------------
     def _make_search(self, simulations: int, gumbel_scale: float) -> GumbelSearch:
-        return make_search(self.core, self.net, self.az, simulations, gumbel_scale, self.cfg["seed"])
+        return make_search(self.core, self.net, self.az, simulations, gumbel_scale, self.cfg["seed"], self.device)
 
     @property
     def steps(self) -> int:
@@ -182,7 +184,10 @@ class AZTrainer(TrainingRun):
         import inspect
         defaults = inspect.signature(GumbelSearch).parameters
         keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount")
-        return {k: self.az[k] for k in keys if self.az[k] != defaults[k].default}
+        options = {k: self.az[k] for k in keys if self.az[k] != defaults[k].default}
+        if self.cfg["device"] != "auto":  # the evaluations' networks run where the trainer's does
+            options["device"] = self.cfg["device"]
+        return options
 
     def final_entrant(self, final: str) -> str:
         from yyenvs.agents.az import az_spec
@@ -199,7 +204,8 @@ class AZTrainer(TrainingRun):
             group["lr"] = rate
 
     def train_step(self) -> float:
-        obs, mask, policy, value = self.replay.sample(self.az["batch_size"], self.rng, self.symmetries)
+        batch = self.replay.sample(self.az["batch_size"], self.rng, self.symmetries)
+        obs, mask, policy, value = (t.to(self.device, non_blocking=True) for t in batch)
         logits, v = self.net(obs)
         logp = torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
         policy_loss = -(policy * torch.where(mask, logp, 0.0)).sum(1).mean()
@@ -223,8 +229,7 @@ class AZTrainer(TrainingRun):
             source = RaySelfPlay(self, self.ray_address)
         else:  # a resumed run starts new seed streams
             source = LocalSelfPlay(SelfPlay(core, self.search, G, cfg["seed"], self.games_finished, self.baselines,
-                                            cfg["selfplay"]["baseline_share"], az["sample_plies"],
-                                            az["score_weight"], az["q_weight"]))
+                                            cfg["selfplay"]["baseline_share"], Targets.from_config(az)))
         self.source = source
         baseline_results = [[] for _ in self.baselines]
         writer = None

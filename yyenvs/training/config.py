@@ -20,6 +20,7 @@ import os
 import re
 
 from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
+from yyenvs.agents.device import check_device_name
 from yyenvs.agents.gumbel import SEARCH_SETTINGS
 from yyenvs.agents.mcts import MAX_SIMULATIONS
 from yyenvs.values import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
@@ -44,6 +45,7 @@ DEFAULTS: dict = {
     "max_minutes": 0.0,          # stop (and checkpoint) after this wall time; 0 = no limit
     "num_envs": 128,             # games played at once
     "torch_threads": 2,
+    "device": "auto",            # where the search trainer's network runs: auto (a GPU if torch sees one), cpu, cuda[:i]
     "ppo": {
         "n_steps": 64,           # per env; rollout = n_steps * num_envs
         "batch_size": 2048,
@@ -278,6 +280,11 @@ def _check_value(key: str, value, default):
             raise bad("a mapping")
         if not all(isinstance(k, str) for k in value):
             raise bad("a mapping with string keys")
+    if key == "device":
+        try:
+            check_device_name(value)
+        except OptionError as e:
+            raise ConfigError(f"config key 'device': {e}") from None
     if key in RANGES and not _in_range(key, value):
         raise ConfigError(f"config key {key!r}: expected a value in {RANGES[key]}, got {show(value)}")
     if key in CHOICES and value not in CHOICES[key]:

@@ -123,22 +123,23 @@ def network_weights(net) -> dict:
 class SelfPlayWorker:
     """One Ray actor's self-play: its own core state, network copy, search and seed streams."""
 
-    def __init__(self, cfg: dict, desc: dict, worker: int, stream: int, weights: dict):
+    def __init__(self, cfg: dict, desc: dict, worker: int, stream: int, weights: dict, gpu: bool = False):
         import torch
 
-        from yyenvs.training.selfplay import SelfPlay, make_baselines, make_search
+        from yyenvs.training.selfplay import SelfPlay, Targets, make_baselines, make_search
         from yyenvs.agents.search_network import make_network
         from yyenvs.games import make_core
         torch.set_num_threads(1)
         az = cfg["az"]
         core = make_core(cfg["game"], **cfg["game_options"])
+        device = "cuda" if gpu else "cpu"  # Ray shows an actor the GPU it shares as cuda:0
         self.net = make_network(core, desc)
         self.set_weights(weights)
         search = make_search(core, self.net, az, az["simulations"], az["gumbel_scale"],
-                             cfg["seed"] + 104_729 * (worker + 1))
+                             cfg["seed"] + 104_729 * (worker + 1), device)
         self.selfplay = SelfPlay(core, search, az["worker_games"] or cfg["num_envs"], cfg["seed"], stream,
-                                 make_baselines(core, cfg, self.net), cfg["selfplay"]["baseline_share"], az["sample_plies"],
-                                 az["score_weight"], az["q_weight"])
+                                 make_baselines(core, cfg, self.net, device), cfg["selfplay"]["baseline_share"],
+                                 Targets.from_config(az))
 
     def set_weights(self, weights: dict) -> None:
         import torch
@@ -166,9 +167,10 @@ class RaySelfPlay:
         self.moves, self.every = az["worker_moves"], az["broadcast_every"]
         n = az["workers"]
         weights = ray.put(network_weights(trainer.net))
-        actor = ray.remote(num_cpus=1)(SelfPlayWorker)
+        gpu = trainer.device.type == "cuda"  # the workers share the learner's GPU, each a slice of it
+        actor = ray.remote(num_cpus=1, num_gpus=1.0 / (n + 1) if gpu else 0)(SelfPlayWorker)
         # new seed streams per worker, and per resumed run
-        self.workers = [actor.remote(trainer.cfg, trainer.desc, w, trainer.games_finished * n + w, weights)
+        self.workers = [actor.remote(trainer.cfg, trainer.desc, w, trainer.games_finished * n + w, weights, gpu)
                         for w in range(n)]
         self.version = [0] * n
         self.latest, self.weights, self.sent_at = 0, weights, trainer.n_updates

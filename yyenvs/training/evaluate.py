@@ -28,8 +28,8 @@ import numpy as np
 
 from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
-from yyenvs.cli import ArgumentParser, games_int, seed_int
-from yyenvs.values import one_line, parse_options
+from yyenvs.cli import ArgumentParser, games_int, run, seed_int
+from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.files import check_output
 from yyenvs.core.record import record_paths
@@ -211,10 +211,13 @@ def output_paths(out_dir: str, force: bool = False) -> dict:
 
 def write_outputs(result: dict, out_dir: str, force: bool = True) -> dict:
     paths = output_paths(out_dir, force)
-    os.makedirs(out_dir, exist_ok=True)
-    with open(paths["json"], "w") as f:
-        json.dump(result, f, indent=1, default=lambda x: x.item() if hasattr(x, "item") else str(x))
-    plot_ratings(result, paths["plot"])
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(paths["json"], "w") as f:
+            json.dump(result, f, indent=1, default=lambda x: x.item() if hasattr(x, "item") else str(x))
+        plot_ratings(result, paths["plot"])
+    except OSError as e:
+        raise OptionError(f"cannot write to {out_dir!r}: {e.strerror or e}") from None
     return paths
 
 
@@ -251,37 +254,29 @@ def main(argv=None) -> int:
         p.error(f"--games must be at least 2 (seats alternate), got {args.games}")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         p.error(f"--out {args.out!r} is a file; give a directory")
-    try:
-        if args.out:  # refuse before playing, not after
-            output_paths(args.out, args.force)
-        given = parse_options(args.option)
-        # game and options default to the first checkpoint's (a file option it names must be given again)
-        meta = next((read_metadata(az_checkpoint_path(spec) or spec) for spec in args.entrants
-                     if az_checkpoint_path(spec) or looks_like_checkpoint(spec)), None)
-        if game is None and meta is None:
-            p.error("--game is required when no checkpoint is given")
-        game = game or meta["game"]
-        options = core_options(meta, given) if meta is not None and meta["game"] == game else given
-        core = make_core(game, **options)
-        entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
-        pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
-        result = tournament(core, entrants, args.games, args.seed, pairs,
-                            progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
-                                                              file=sys.stderr, flush=True),
-                            ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
-    except OptionError as e:  # RecordError too
-        print(f"yyenvs eval: error: {one_line(e)}", file=sys.stderr)
-        return 2
+    if args.out:  # refuse before playing, not after
+        output_paths(args.out, args.force)
+    given = parse_options(args.option)
+    # game and options default to the first checkpoint's (a file option it names must be given again)
+    meta = next((read_metadata(az_checkpoint_path(spec) or spec) for spec in args.entrants
+                 if az_checkpoint_path(spec) or looks_like_checkpoint(spec)), None)
+    if game is None and meta is None:
+        p.error("--game is required when no checkpoint is given")
+    game = game or meta["game"]
+    options = core_options(meta, given) if meta is not None and meta["game"] == game else given
+    core = make_core(game, **options)
+    entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
+    pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
+    result = tournament(core, entrants, args.games, args.seed, pairs,
+                        progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
+                                                          file=sys.stderr, flush=True),
+                        ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
     print(format_table(result))
     if args.out:
-        try:
-            paths = write_outputs(result, args.out, args.force)
-        except OSError as e:
-            print(f"yyenvs eval: error: cannot write to {args.out!r}: {e.strerror or e}", file=sys.stderr)
-            return 2
+        paths = write_outputs(result, args.out, args.force)
         print(f"wrote {paths['json']} and {paths['plot']}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run("eval", main, sys.argv[1:]))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import dataclasses
 
 import numpy as np
 
@@ -49,27 +50,45 @@ class PoolEntry:
         return score / n if n else float("nan")
 
 
+@dataclasses.dataclass(frozen=True)
+class PoolSettings:
+    """How the pool draws and keeps opponents: the config's ``selfplay`` section
+    (``sample`` is its ``opponent_sample``: opponents sample their moves, else play the argmax)."""
+    baselines: tuple = ("random", "greedy")
+    latest: float = 0.35
+    pfsp_power: float = 2.0
+    pfsp_floor: float = 0.02
+    window: int = 400
+    max_snapshots: int = 20
+    sample: bool = True
+    baseline_share: float = 0.0
+
+    @classmethod
+    def from_config(cls, selfplay: dict) -> "PoolSettings":
+        names = [f.name for f in dataclasses.fields(cls) if f.name != "sample"]
+        return cls(**{k: selfplay[k] for k in names}, sample=selfplay["opponent_sample"])
+
+
 class OpponentPool(Opponent):
     """The self-play opponent of every env of a batch (see the module docstring)."""
 
-    def __init__(self, core, num_envs: int, latest_policy, *, baselines=("random", "greedy"),
-                 latest: float = 0.35, pfsp_power: float = 2.0, pfsp_floor: float = 0.02,
-                 window: int = 400, max_snapshots: int = 20, sample: bool = True, seed: int = 0,
-                 baseline_share: float = 0.0):
+    def __init__(self, core, num_envs: int, latest_policy, settings: PoolSettings = PoolSettings(),
+                 seed: int = 0):
         self.core = core
         self.num_envs = int(num_envs)
-        self.latest_share = float(latest)
-        self.baseline_share = float(baseline_share)
+        self.latest_share = float(settings.latest)
+        self.baseline_share = float(settings.baseline_share)
         if self.latest_share + self.baseline_share > 1.0 + 1e-9:
             from yyenvs.training.config import ConfigError
-            raise ConfigError(f"selfplay.latest ({latest}) + selfplay.baseline_share ({baseline_share}) "
-                              "must not exceed 1")
-        self.pfsp_power = float(pfsp_power)
-        self.pfsp_floor = float(pfsp_floor)
-        self.window = int(window)
-        self.max_snapshots = int(max_snapshots)
-        self.sample = bool(sample)
+            raise ConfigError(f"selfplay.latest ({settings.latest}) + selfplay.baseline_share "
+                              f"({settings.baseline_share}) must not exceed 1")
+        self.pfsp_power = float(settings.pfsp_power)
+        self.pfsp_floor = float(settings.pfsp_floor)
+        self.window = int(settings.window)
+        self.max_snapshots = int(settings.max_snapshots)
+        self.sample = bool(settings.sample)
         self.seed = int(seed)
+        baselines = settings.baselines
         self.rng = np.random.default_rng([self.seed, 0x9001])
         self.entries: list[PoolEntry] = [
             PoolEntry("latest", "latest", PolicyAgent(core, latest_policy, self.seed, not self.sample,

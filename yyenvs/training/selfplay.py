@@ -3,6 +3,8 @@
 (:mod:`yyenvs.training.distributed`)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from yyenvs.agents.base import sample_weighted
@@ -68,14 +70,15 @@ class PendingGames:
         return out
 
 
-def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed: int) -> GumbelSearch:
-    """The search of the ``az`` config section over ``net``."""
-    return GumbelSearch(core, NetworkEvaluator(net), simulations, az["max_considered"], gumbel_scale,
+def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed: int,
+                device="cpu") -> GumbelSearch:
+    """The search of the ``az`` config section over ``net`` (run on ``device``)."""
+    return GumbelSearch(core, NetworkEvaluator(net, device), simulations, az["max_considered"], gumbel_scale,
                         az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed,
                         find_wins=az["find_wins"], discount=az["discount"])
 
 
-def make_baselines(core, cfg: dict, net) -> list:
+def make_baselines(core, cfg: dict, net, device="cpu") -> list:
     """The agents of ``selfplay.baselines``, or none when ``selfplay.baseline_share`` is 0.
 
     ``prior`` is ``net`` itself without search, each move drawn from its policy: a
@@ -90,7 +93,7 @@ def make_baselines(core, cfg: dict, net) -> list:
         raise ConfigError(f"selfplay.baseline_share: {core.name} here has one player, so no seat is "
                           f"left for a baseline; set it to 0")
     seeds = [cfg["seed"] + 7919 * (k + 1) for k in range(len(sp["baselines"]))]
-    return [AZAgent(core, net, seed, label=PRIOR, sample=True) if name == PRIOR else make_agent(name, core, seed)
+    return [AZAgent(core, net, seed, label=PRIOR, sample=True, device=device) if name == PRIOR else make_agent(name, core, seed)
             for name, seed in zip(sp["baselines"], seeds)]
 
 
@@ -113,6 +116,19 @@ def score_margins(core, state) -> np.ndarray:
     return (s - other) / np.maximum(np.abs(s) + np.abs(other), 1.0)
 
 
+@dataclasses.dataclass(frozen=True)
+class Targets:
+    """How moves and value targets are shaped (the config's ``az.sample_plies``,
+    ``az.score_weight``, ``az.q_weight``; :class:`SelfPlay` says what each does)."""
+    sample_plies: int = 0
+    score_weight: float = 0.0
+    q_weight: float = 0.0
+
+    @classmethod
+    def from_config(cls, az: dict) -> "Targets":
+        return cls(int(az["sample_plies"]), float(az["score_weight"]), float(az["q_weight"]))
+
+
 class SelfPlay:
     """``games`` games played at once in one core state, every move of the network searched.
 
@@ -123,7 +139,7 @@ class SelfPlay:
     The first ``selfplay.baseline_share`` of the slots play one seat with a
     baseline (the slots take ``baselines`` in turn; the baseline's seat moves on
     by one with each new game in a slot); those seats are neither searched nor
-    recorded.  In a game's first ``sample_plies`` plies the network's move is drawn
+    recorded.  ``targets`` (:class:`Targets`): in a game's first ``sample_plies`` plies the network's move is drawn
     from the search's improved policy instead of being the search's choice (the
     openings then vary, and so do the positions either seat learns from).  With
     ``score_weight`` w the value targets are (1 - w) x the returns + w x the final
@@ -134,13 +150,12 @@ class SelfPlay:
     """
 
     def __init__(self, core, search: GumbelSearch, games: int, seed: int, stream: int, baselines: list,
-                 baseline_share: float, sample_plies: int = 0, score_weight: float = 0.0,
-                 q_weight: float = 0.0):
+                 baseline_share: float, targets: Targets = Targets()):
         self.core, self.search, self.games, self.seed = core, search, int(games), seed
         self.steps = np.zeros(self.games, np.int64)  # steps played in each slot's game
-        self.sample_plies = int(sample_plies)
-        self.score_weight = float(score_weight)
-        self.q_weight = float(q_weight)
+        self.sample_plies = targets.sample_plies
+        self.score_weight = targets.score_weight
+        self.q_weight = targets.q_weight
         self.baselines, self.baseline_share = baselines, baseline_share
         self.stream = int(stream) * self.games + np.arange(self.games)
         P, A = core.num_players, core.num_actions

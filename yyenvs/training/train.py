@@ -79,13 +79,10 @@ class Trainer(TrainingRun):
 
     def _make_pool(self):
         """The self-play pool (its latest policy is set once the model exists)."""
-        from yyenvs.training.pool import OpponentPool
-        cfg, sp = self.cfg, self.cfg["selfplay"]
-        return OpponentPool(self.core, cfg["num_envs"], None, baselines=sp["baselines"],
-                            latest=sp["latest"], pfsp_power=sp["pfsp_power"],
-                            pfsp_floor=sp["pfsp_floor"], window=sp["window"],
-                            max_snapshots=sp["max_snapshots"], sample=sp["opponent_sample"],
-                            seed=cfg["seed"], baseline_share=sp["baseline_share"])
+        from yyenvs.training.pool import OpponentPool, PoolSettings
+        cfg = self.cfg
+        return OpponentPool(self.core, cfg["num_envs"], None, PoolSettings.from_config(cfg["selfplay"]),
+                            seed=cfg["seed"])
 
     def _make_env(self):
         from yyenvs.integrations.sb3 import LearnerVecEnv

@@ -1,6 +1,5 @@
 """benchmarks/koi_phases.py: each agent moves only in its own phase and seat."""
 import importlib.util
-import pathlib
 
 import numpy as np
 
@@ -9,7 +8,9 @@ from yyenvs.core.rng import derive_seeds
 from yyenvs.games import make_core
 from yyenvs.games.koi.rules import SETUP
 
-_PATH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "koi_phases.py"
+from tests import ROOT
+
+_PATH = ROOT / "benchmarks" / "koi_phases.py"
 _spec = importlib.util.spec_from_file_location("koi_phases", _PATH)
 koi_phases = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(koi_phases)

@@ -1,7 +1,6 @@
 """benchmarks/koi_setups.py: its games play on to their ends, and its counts of the second seat's
 wins add up to the games it played."""
 import importlib.util
-import pathlib
 import re
 
 import numpy as np
@@ -11,7 +10,9 @@ from yyenvs.agents import make_agent
 from yyenvs.agents.solver import prove
 from yyenvs.games import make_core
 
-_PATH = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "koi_setups.py"
+from tests import ROOT
+
+_PATH = ROOT / "benchmarks" / "koi_setups.py"
 _spec = importlib.util.spec_from_file_location("koi_setups", _PATH)
 koi_setups = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(koi_setups)

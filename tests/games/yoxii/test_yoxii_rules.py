@@ -4,7 +4,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.yoxii_board import CORE, legal_actions, placements, state_from_text, totem_moves
+from tests.games.yoxii.yoxii_board import CORE, legal_actions, placements, state_from_text, totem_moves
 from yyenvs.core.contract import IllegalActionError
 from yyenvs.games.yoxii.rules import NEIGHBOUR, adjacent_totals, final_winner
 
