@@ -21,9 +21,11 @@ and are cached on disk under distinct names (numba's cache key ignores the
 
 A kernel may take a named tuple of the batch's arrays as its first argument.
 Its ``prange`` loop must then write them only inside an ``@njit`` function
-it calls per row: numba's parallel loops drop writes made to a named tuple's
-arrays in the loop body, even through names unpacked before it (numba issues
-5872 and 7135); reading them there is safe.
+it calls (for a block of rows): numba's parallel loops drop writes made to a
+named tuple's arrays in the loop body, even through names unpacked before it
+or through a function inlined there (numba issues 5872 and 7135); reading them
+there is safe.  That function takes the arrays out of the tuple once, at its
+top: reading a field inside the row loop made Koi's step 1.8 times slower.
 """
 from __future__ import annotations
 

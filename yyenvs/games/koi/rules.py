@@ -147,12 +147,13 @@ KoiRules = namedtuple("KoiRules", "rays n num_dirs win_fry max_plies")
 def mask_kernel(state, rules, out):
     """Fill every entry of ``out`` (B, A) (it may come uninitialised)."""
     board, koi, phase, cur = state.board, state.koi, state.phase, state.cur
+    terminated, truncated = state.terminated, state.truncated
     rays, num_dirs = rules.rays, rules.num_dirs
     nb = board.shape[0]
     npts = rules.n * rules.n
     for b in prange(nb):
         out[b, :] = False
-        if state.terminated[b] or state.truncated[b]:
+        if terminated[b] or truncated[b]:
             continue
         if phase[b] == 0:
             for p in range(npts):
@@ -166,91 +167,107 @@ def mask_kernel(state, rules, out):
                     out[b, base + d] = swim_end(board, b, s, d, rays, me) >= 0
 
 
-@njit(cache=True)
-def is_legal(state, rules, b, a):
-    """Whether action ``a`` is legal in row ``b`` (spec 3.1, 4.3 - 4.5)."""
-    npts = rules.n * rules.n
-    if state.phase[b] == 0:
-        return a < npts and state.board[b, a] == 0
-    if a < npts:
-        return False
-    me = np.int64(state.cur[b])
-    k = (a - npts) // rules.num_dirs
-    d = (a - npts) % rules.num_dirs
-    return swim_end(state.board, b, state.koi[b, me, k], d, rules.rays, me) >= 0
+#: rows per call of the row loops below (a call passes the named tuples' arrays field by field)
+ROWS_PER_CALL = 64
 
 
 @njit(cache=True)
-def step_row(state, rules, b, a):
-    """Play legal action ``a`` in row ``b`` (none when ``a < 0``): a set-up placement or a swim,
-    then the turn passes and the game may end.  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
-    state.rewards[b, 0] = 0.0
-    state.rewards[b, 1] = 0.0
-    if a < 0:
-        return
-    board, koi, fry, cur = state.board, state.koi, state.fry, state.cur
-    npts = rules.n * rules.n
-    me = np.int64(cur[b])
-    opp = 1 - me
-    own_fry = 1 + me
-    opp_fry = 2 - me
-    if state.phase[b] == 0:
-        # spec 3.1: place the mover's next koi
-        board[b, a] = 3 + me
-        for k in range(5):
-            if koi[b, me, k] < 0:
-                koi[b, me, k] = a
-                break
-        if koi[b, 0, 4] >= 0 and koi[b, 1, 4] >= 0:
-            state.phase[b] = 1
-    else:
-        k = (a - npts) // rules.num_dirs
-        d = (a - npts) % rules.num_dirs
-        s = koi[b, me, k]
-        end = swim_end(board, b, s, d, rules.rays, me)
-        # spec 5: fry on the start point, spawn / flip on the way, eat at the end
-        board[b, s] = own_fry
-        gained = 1
-        for i in range(rules.rays.shape[2]):
-            p = rules.rays[s, d, i]
-            if p == end:
-                break
-            if board[b, p] == opp_fry:
+def _check_rows(state, rules, actions, lo, hi, illegal):
+    """Whether each action of rows lo..hi-1 is illegal (spec 3.1, 4.3 - 4.5); -1 is no action."""
+    board, koi, phase, cur = state.board, state.koi, state.phase, state.cur
+    rays, num_dirs, npts = rules.rays, rules.num_dirs, rules.n * rules.n
+    for b in range(lo, hi):
+        a = actions[b]
+        if a < 0:
+            illegal[b] = False
+        elif phase[b] == 0:
+            illegal[b] = not (a < npts and board[b, a] == 0)
+        elif a < npts:
+            illegal[b] = True
+        else:
+            me = np.int64(cur[b])
+            k, d = (a - npts) // num_dirs, (a - npts) % num_dirs
+            illegal[b] = swim_end(board, b, koi[b, me, k], d, rays, me) < 0
+
+
+@njit(cache=True)
+def _step_rows(state, rules, actions, lo, hi):
+    """Play the legal actions of rows lo..hi-1 (none where -1): a set-up placement or a swim, then
+    the turn passes and the game may end.  The arrays are taken out of the tuples once: reading
+    a tuple's field in the loop costs about as much as the step."""
+    board, koi, fry, phase, cur = state.board, state.koi, state.fry, state.phase, state.cur
+    rewards, terminated, truncated, ply, winner = (state.rewards, state.terminated, state.truncated,
+                                                   state.ply, state.winner)
+    rays, n, num_dirs, win_fry, max_plies = rules.rays, rules.n, rules.num_dirs, rules.win_fry, rules.max_plies
+    npts = n * n
+    for b in range(lo, hi):
+        rewards[b, 0] = 0.0
+        rewards[b, 1] = 0.0
+        a = actions[b]
+        if a < 0:
+            continue
+        me = np.int64(cur[b])
+        opp = 1 - me
+        own_fry = 1 + me
+        opp_fry = 2 - me
+        if phase[b] == 0:  # spec 3.1: place the mover's next koi
+            board[b, a] = 3 + me
+            for k in range(5):
+                if koi[b, me, k] < 0:
+                    koi[b, me, k] = a
+                    break
+            if koi[b, 0, 4] >= 0 and koi[b, 1, 4] >= 0:
+                phase[b] = 1
+        else:
+            k = (a - npts) // num_dirs
+            d = (a - npts) % num_dirs
+            s = koi[b, me, k]
+            end = swim_end(board, b, s, d, rays, me)
+            # spec 5: fry on the start point, spawn / flip on the way, eat at the end
+            board[b, s] = own_fry
+            gained = 1
+            for i in range(rays.shape[2]):
+                p = rays[s, d, i]
+                if p == end:
+                    break
+                if board[b, p] == opp_fry:
+                    fry[b, opp] -= 1
+                board[b, p] = own_fry
+                gained += 1
+            if board[b, end] == opp_fry:
                 fry[b, opp] -= 1
-            board[b, p] = own_fry
-            gained += 1
-        if board[b, end] == opp_fry:
-            fry[b, opp] -= 1
-        board[b, end] = 3 + me
-        koi[b, me, k] = end
-        fry[b, me] += gained
-    state.ply[b] += 1
-    cur[b] = opp
-    # spec 6: the win at the threshold, then the loss of a player with no move
-    if state.phase[b] == 1 and (fry[b, me] >= rules.win_fry
-                                or count_swims(board, koi, b, opp, rules.rays, rules.num_dirs, True) == 0):
-        state.terminated[b] = True
-        state.winner[b] = me
-        state.rewards[b, me] = 1.0
-        state.rewards[b, opp] = -1.0
-    if not state.terminated[b] and state.ply[b] >= rules.max_plies:
-        state.truncated[b] = True
+            board[b, end] = 3 + me
+            koi[b, me, k] = end
+            fry[b, me] += gained
+        ply[b] += 1
+        cur[b] = opp
+        # spec 6: the win at the threshold, then the loss of a player with no move
+        if phase[b] == 1 and (fry[b, me] >= win_fry
+                              or count_swims(board, koi, b, opp, rays, num_dirs, True) == 0):
+            terminated[b] = True
+            winner[b] = me
+            rewards[b, me] = 1.0
+            rewards[b, opp] = -1.0
+        if not terminated[b] and ply[b] >= max_plies:
+            truncated[b] = True
 
 
 @batch_kernel
 def step_kernel(state, rules, actions):
     """Apply one action per row in place; returns the first illegal row or -1
-    (then nothing has been changed).  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
+    (then nothing has been changed).  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`.
+    The parallel loops run over blocks of rows, each block a call (see yyenvs.core.kernels on
+    named tuples: the writes must happen inside a called function)."""
     nb = actions.shape[0]
+    blocks = (nb + ROWS_PER_CALL - 1) // ROWS_PER_CALL
     illegal = np.zeros(nb, dtype=np.bool_)
-    for b in prange(nb):  # validate every row before touching any
-        a = actions[b]
-        illegal[b] = a >= 0 and not is_legal(state, rules, b, a)
+    for k in prange(blocks):  # validate every row before touching any
+        _check_rows(state, rules, actions, k * ROWS_PER_CALL, min(nb, (k + 1) * ROWS_PER_CALL), illegal)
     for b in range(nb):
         if illegal[b]:
             return b
-    for b in prange(nb):
-        step_row(state, rules, b, actions[b])  # a function: see yyenvs.core.kernels on named tuples
+    for k in prange(blocks):
+        _step_rows(state, rules, actions, k * ROWS_PER_CALL, min(nb, (k + 1) * ROWS_PER_CALL))
     return -1
 
 
