@@ -84,16 +84,21 @@ def test_search_settings_have_one_range_for_search_specs_and_configs(name):
                 load_config("configs/az_koi.yaml", [f"az.{name}={v!r}"])
 
 
+def search_checkpoint(core, directory):
+    """The path of a search network's checkpoint for ``core`` (random weights) in ``directory``."""
+    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.agents.search_network import network_description
+    meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
+            "num_timesteps": 0, "algo": "GumbelAZ"}
+    write_checkpoint(directory / "net", policy_tensors(random_network(core)), meta)
+    return directory / "net.safetensors"
+
+
 def test_az_spec_search_options_reach_the_search(tmp_path):
     """``az:<checkpoint>:<n>:gumbel_scale=0`` searches without root noise: the same moves from
     any agent seed, where the noisy search's moves change with it."""
-    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.search_network import network_description
     core = make_core("koi", board_size=7, directions=4)
-    meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
-            "num_timesteps": 0, "algo": "GumbelAZ"}
-    write_checkpoint(tmp_path / "net", policy_tensors(random_network(core)), meta)
-    path = tmp_path / "net.safetensors"
+    path = search_checkpoint(core, tmp_path)
     state = random_positions(core, np.arange(32), [3] * 32)
     mask = core.legal_action_mask(state)
 

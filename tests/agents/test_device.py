@@ -9,7 +9,7 @@ from yyenvs.agents.az import parse_az_spec
 from yyenvs.agents.device import DeviceError, check_device_name, resolve_device
 from yyenvs.games import make_core
 
-from tests.agents.test_gumbel_search import random_network
+from tests.agents.test_az_agents import search_checkpoint
 from tests.agents.test_mcts import random_positions
 
 
@@ -48,13 +48,8 @@ def test_az_spec_names_the_device(tmp_path):
                                                                               "device": "cuda:3"})
     with pytest.raises(DeviceError, match="az agent 'az:x:8:device=gpu': device must be"):
         parse_az_spec("az:x:8:device=gpu")
-    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.search_network import network_description
     core = make_core("koi", board_size=7, directions=4)
-    meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
-            "num_timesteps": 0, "algo": "GumbelAZ"}
-    write_checkpoint(tmp_path / "net", policy_tensors(random_network(core)), meta)
-    path = tmp_path / "net.safetensors"
+    path = search_checkpoint(core, tmp_path)
     state = random_positions(core, np.arange(8), [3] * 8)
     mask = core.legal_action_mask(state)
     by_name = make_agent(f"az:{path}:4:device=cpu", core, 1)
