@@ -3,7 +3,9 @@
 For each game, a batch of positions (``--batch`` games a few random moves in)
 is searched with ``--simulations`` per position by
 :class:`yyenvs.agents.gumbel.GumbelSearch` and a policy-value network of
-random weights (``--hidden``, an MLP); the figure is the median over
+random weights (``--hidden``, an MLP, after ``--blocks`` residual blocks of
+``--channels`` convolutions if asked) on ``--device``; ``--threads`` is the
+number of torch and numba threads; the figure is the median over
 ``--repeats`` searches of (batch x simulations) / seconds, with the share of
 that time spent in the network, in the game core (step, mask, observe, state
 copies) and in the tree kernels, the rest being Python glue.  As a reference
@@ -15,20 +17,26 @@ did nothing but evaluate could reach.
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024
     .venv/bin/python benchmarks/search_speed.py --find-wins      # also with the check for wins at once
     .venv/bin/python benchmarks/search_speed.py --rollout-weight 0.5   # also with rollouts in the leaf values
+    .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024 --blocks 6 --channels 64 \
+        --hidden 256 --device cuda --threads 16                  # the tower on a GPU machine
 """
 from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
+import numba
 import numpy as np
 import torch
 
 from yyenvs.agents import RandomAgent
+from yyenvs.agents.device import resolve_device
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.agents.search_network import NetworkEvaluator, make_network, network_description
 from yyenvs.bench import hardware
+from yyenvs.core.errors import OptionError
 from yyenvs.games import GAMES, make_core
 
 #: the benchmark's game options: Koi on its full board
@@ -47,10 +55,12 @@ def positions(core, batch: int, seed: int = 0):
     return state.take(np.flatnonzero(~state.done))
 
 
-def measure(game: str, batch: int, simulations: int, hidden, repeats: int, **search_options) -> dict:
+def measure(game: str, args, **search_options) -> dict:
+    batch, simulations, repeats = args.batch, args.simulations, args.repeats
     core = make_core(game, **OPTIONS.get(game, {}))
     torch.manual_seed(0)
-    evaluate = NetworkEvaluator(make_network(core, network_description(core, hidden)))
+    desc = network_description(core, args.hidden, args.channels, args.blocks)
+    evaluate = NetworkEvaluator(make_network(core, desc), args.device)
     state = positions(core, batch)
     search = GumbelSearch(core, evaluate, simulations, **search_options)
     search.run(state)  # compiles the kernels, allocates the tree
@@ -81,16 +91,23 @@ def main(argv=None) -> int:
     p.add_argument("--simulations", type=int, default=32)
     p.add_argument("--hidden", type=int, nargs="+", default=[128, 128])
     p.add_argument("--repeats", type=int, default=7)
-    p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--blocks", type=int, default=0, help="residual blocks before the MLP (0: none)")
+    p.add_argument("--channels", type=int, default=64, help="channels of the residual blocks")
+    p.add_argument("--device", default="cpu", help="where the network runs: auto, cpu, cuda or cuda:<i>")
+    p.add_argument("--threads", type=int, default=2, help="torch threads, and numba's for the game and tree kernels")
     p.add_argument("--find-wins", action="store_true",
                    help="each search also with find_wins, beside the plain search")
     p.add_argument("--rollout-weight", type=float, default=0.0,
                    help="each search also with rollouts mixed into the leaf values at this weight")
     args = p.parse_args(argv)
+    resolve_device(args.device)  # a GPU name torch cannot use is refused before anything runs
     torch.set_num_threads(args.threads)
+    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     print(hardware())
-    print(f"search: {args.batch} games x {args.simulations} simulations, MLP {args.hidden} with random weights, "
-          f"torch {torch.__version__} on {args.threads} threads; median of {args.repeats}")
+    tower = f"{args.blocks} residual blocks x {args.channels} channels + " if args.blocks else ""
+    print(f"search: {args.batch} games x {args.simulations} simulations, {tower}MLP {args.hidden} with random "
+          f"weights on {args.device}, torch {torch.__version__} on {args.threads} "
+          f"threads, numba on {numba.get_num_threads()}; median of {args.repeats}")
     variants = [("", {})]
     if args.find_wins:
         variants.append((" find_wins", {"find_wins": True}))
@@ -99,7 +116,7 @@ def main(argv=None) -> int:
     for game in args.games:
         plain = None
         for suffix, options in variants:
-            r = measure(game, args.batch, args.simulations, args.hidden, args.repeats, **options)
+            r = measure(game, args, **options)
             sh = r["share"]
             other = 1 - sum(sh.values())
             slower = f", {plain / r['sims/s']:.2f}x the time of the plain search" if plain else ""
@@ -112,4 +129,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except OptionError as e:  # e.g. --device cuda where torch has no GPU
+        print(f"search_speed.py: error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
