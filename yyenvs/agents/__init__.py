@@ -49,7 +49,8 @@ def load_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) 
     (:class:`~yyenvs.agents.ppo.PolicyAgent`) or a search network played alone
     (:class:`~yyenvs.agents.az.AZAgent`); ``deterministic``: the most probable legal move, or a
     move drawn from the policy."""
-    from yyenvs.agents.checkpoint import PV_CLASS, read_metadata
+    from yyenvs.agents.checkpoint import read_metadata
+    from yyenvs.agents.search_description import PV_CLASS
     from yyenvs.agents.ppo import load_policy_agent
     meta = read_metadata(path)
     if meta["policy"].get("class") == PV_CLASS:

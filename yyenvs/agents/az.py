@@ -168,9 +168,10 @@ class AZAgent(Agent):
 
 def load_network(path, core: GameCore):
     """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
-    from yyenvs.agents.checkpoint import (MAX_PARAMETERS, PV_CLASS, CheckpointError, load_policy_tensors,
+    from yyenvs.agents.checkpoint import (MAX_PARAMETERS, CheckpointError, load_policy_tensors,
                                           read_checkpoint)
     from yyenvs.core.errors import NetworkError
+    from yyenvs.agents.search_description import PV_CLASS
     from yyenvs.agents.search_network import make_network, parameter_count
     meta, tensors = read_checkpoint(path, core)
     what = f"checkpoint {meta['path']!r}"

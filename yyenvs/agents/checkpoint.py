@@ -31,6 +31,7 @@ import re
 
 import numpy as np
 
+from yyenvs.agents import ppo_description, search_description
 from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.files import unique_keys
 from yyenvs.games import GAMES
@@ -38,7 +39,6 @@ from yyenvs.games import GAMES
 FORMAT = "yyenvs-checkpoint-2"
 SUFFIX = ".safetensors"
 KINDS = ("checkpoint", "snapshot", "final", "policy")
-ACTIVATIONS = ("relu", "tanh")
 #: limits that keep a hostile file from costing more than a refusal
 MAX_FILE_BYTES = 1 << 30
 MAX_METADATA_BYTES = 1 << 22
@@ -47,14 +47,9 @@ OPTIMIZER_SLOTS = ("step", "exp_avg", "exp_avg_sq")
 METADATA_FIELDS = ("format", "kind", "game", "game_version", "options", "observation_shape", "num_actions",
                    "num_players", "num_timesteps", "n_updates", "elapsed_s", "tensors_sha256", "policy",
                    "pool", "config", "algo", "dtype", "games")
-#: the fields of a network description (:func:`yyenvs.agents.ppo_network.network_spec`)
-NETWORK_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
-#: the class and fields of a policy-value network's description (:mod:`yyenvs.agents.search_network`)
-PV_CLASS = "PolicyValueNet"
-#: padding may be absent (zeros), and so may discount (1: the values are undiscounted returns)
-PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding", "discount")
-#: how its convolutions pad the board's edges
-PV_PADDINGS = ("zeros", "circular")
+#: each network's class name -> the check of its description's fields, in the network's own module
+DESCRIPTION_CHECKS = {ppo_description.PPO_CLASS: ppo_description.check_fields,
+                      search_description.PV_CLASS: search_description.check_fields}
 #: the trainers a checkpoint may come from
 ALGOS = ("MaskablePPO", "GumbelAZ")
 #: the most parameters a described network may have (1 GiB of float32)
@@ -210,22 +205,7 @@ def check_metadata(meta, where: str = "checkpoint") -> dict:
     if not re.fullmatch(r"[0-9a-f]{64}", sha):
         f.fail("tensors_sha256", f"expected 64 hexadecimal digits, got {show(sha)}")
     net = f.sub("policy")
-    if net.get("class") == PV_CLASS:  # a search agent's policy-value network (yyenvs.agents.search_network)
-        net.known(PV_FIELDS)
-        net.int_list("hidden", max_len=16)
-        net.int("channels", 0, 4096)
-        net.int("blocks", 0, 64)
-        net.int("num_players", 1, 4)
-        net.str("padding", PV_PADDINGS, required=False)
-        net.number("discount", 0.0, required=False, hi=1.0)
-    else:
-        net.known(NETWORK_FIELDS)
-        net.str("class", ("FastMaskablePolicy",))
-        net.int_list("net_arch", max_len=16)
-        net.str("activation", ACTIVATIONS)
-        net.int_list("cnn_channels", max_len=16)
-        net.int("action_features", 0, 64)
-        net.bool("value_net")
+    DESCRIPTION_CHECKS.get(net.get("class"), ppo_description.check_fields)(net)  # it names the classes it knows
     if f.get("pool", required=False) is not None:
         check_pool_state(f.obj_("pool"), where)
     f.obj_("config", required=False)

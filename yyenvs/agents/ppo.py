@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from yyenvs.agents.base import Agent
-from yyenvs.agents.checkpoint import (MAX_PARAMETERS, PV_CLASS, CheckpointError, checkpoint_label,
+from yyenvs.agents.checkpoint import (MAX_PARAMETERS, CheckpointError, checkpoint_label,
                                       load_policy_tensors, read_checkpoint, read_metadata)
+from yyenvs.agents.search_description import PV_CLASS
 from yyenvs.core.contract import GameCore, OptionError
 
 

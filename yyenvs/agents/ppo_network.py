@@ -28,12 +28,14 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from yyenvs.agents import ppo_description
 from yyenvs.core.errors import NetworkError  # noqa: F401  (raised here; importers name it from here too)
 
 HUGE_NEG = -1e8
-ACTIVATIONS = {"relu": th.nn.ReLU, "tanh": th.nn.Tanh}
+#: the layers of the activations a description may name (ppo_description.ACTIVATIONS)
+ACTIVATIONS = dict(zip(ppo_description.ACTIVATIONS, (th.nn.ReLU, th.nn.Tanh)))
 #: the class name a description (and so a checkpoint) records
-POLICY_CLASS = "FastMaskablePolicy"
+POLICY_CLASS = ppo_description.PPO_CLASS
 
 
 def observed_action_features(core) -> int:

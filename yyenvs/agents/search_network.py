@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from yyenvs.agents.checkpoint import PV_CLASS, PV_PADDINGS  # the class and paddings a checkpoint may name
+from yyenvs.agents.search_description import PV_CLASS, PV_PADDINGS  # what a checkpoint may name
 from yyenvs.core.errors import NetworkError
 
 MAX_WIDTH = 1 << 16

@@ -18,7 +18,9 @@ import os
 import sys
 import types
 
-from yyenvs.agents.checkpoint import ALGOS, PV_CLASS, SUFFIX, CheckpointError, check_pool_state, checkpoint_path, core_options, game_metadata, optimizer_tensors, policy_tensors, read_metadata, write_checkpoint
+from yyenvs.agents.checkpoint import ALGOS, SUFFIX, CheckpointError, check_pool_state, checkpoint_path, core_options, game_metadata, optimizer_tensors, policy_tensors, read_metadata, write_checkpoint
+from yyenvs.agents.ppo_description import PPO_CLASS
+from yyenvs.agents.search_description import PV_CLASS
 from yyenvs.agents.ppo import load_policy
 from yyenvs.cli import ArgumentParser
 from yyenvs.values import one_line
@@ -140,7 +142,7 @@ def convert(zpath, out=None, log=print, force: bool = False) -> dict:
         raise CheckpointError(f"{zpath!r}: activation {policy.activation_fn!r} is not supported")
     channels = list(policy.features_extractor_kwargs.get("channels", [])) \
         if type(policy.features_extractor).__name__ == "PlanesCNN" else []
-    spec = {"class": "FastMaskablePolicy", "net_arch": [int(n) for n in arch], "activation": activation,
+    spec = {"class": PPO_CLASS, "net_arch": [int(n) for n in arch], "activation": activation,
             "cnn_channels": [int(c) for c in channels],
             "action_features": int(getattr(policy, "action_features", 0)), "value_net": True}
     kind = old.get("kind", "final")
