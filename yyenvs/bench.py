@@ -4,7 +4,9 @@ Measures random legal play (legal-action mask + observation + step + auto-reset
 of finished games) on each game's batched core at several batch sizes, then
 one game through the PettingZoo AEC API, then PettingZoo's classic
 ``connect_four_v3`` through the same AEC loop as the reference.  Each figure
-is the median of ``--repeats`` timed windows.  ``--compile`` also times the
+is the median of ``--repeats`` timed windows.  ``--threads 1 2`` also times
+large batches with the kernels on each number of threads (1: the serial
+kernels), with each figure's ratio to the first.  ``--compile`` also times the
 numba compile cost in fresh subprocesses: empty cache (median of repeats, ratio
 to Yoxii's) and warm cache.
 """
@@ -19,6 +21,7 @@ import sys
 import tempfile
 import time
 
+import numba
 import numpy as np
 
 from yyenvs.agents.base import sample_legal
@@ -93,6 +96,7 @@ def median_of(fn, repeats: int):
 
 COMPILE_CHILD = """
 import time
+import numba
 import numpy as np
 import numba
 wall, cpu = time.perf_counter(), time.process_time()
@@ -142,6 +146,17 @@ def print_compile_times(games: list[str], repeats: int) -> None:
               f"{', '.join(f'{r:.2f}' for r in ratios)}); warm cache {warm[0]:.1f}s")
 
 
+def _settings(batch: int, args) -> list[tuple[str, str, int]]:
+    """(row label, kernel mode, numba threads) of each figure to take at ``batch``."""
+    every = numba.config.NUMBA_NUM_THREADS
+    out = [("core", "auto", every)]
+    if batch >= kernels.PARALLEL_MIN_BATCH:
+        if args.parallel:
+            out += [("core serial", "serial", every), ("core parallel", "parallel", every)]
+        out += [(f"core {t} threads", "serial" if t == 1 else "parallel", t) for t in args.threads]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="yyenvs bench", description=__doc__.splitlines()[0])
     parser.add_argument("--games", nargs="*", default=None, help="games to measure (default: all); each runs the variants its spec declares")
@@ -155,7 +170,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallel", action="store_true",
                         help="also measure forced serial and forced parallel kernels at large batches "
                              "(the default 'auto' picks the faster as it goes)")
+    parser.add_argument("--threads", nargs="+", type=positive_int, default=[],
+                        help="also measure large batches with the kernels on each of these numbers of "
+                             f"threads (1: serial; at most {numba.config.NUMBA_NUM_THREADS} here), "
+                             "with each figure's ratio to the first")
     args = parser.parse_args(argv)
+    if any(t > numba.config.NUMBA_NUM_THREADS for t in args.threads):
+        parser.error(f"--threads: numba has {numba.config.NUMBA_NUM_THREADS} threads here (set NUMBA_NUM_THREADS "
+                     "before the run for more)")
     games = args.games or list(GAMES)
     unknown = sorted(set(games) - set(GAMES))
     if unknown:
@@ -176,18 +198,21 @@ def main(argv: list[str] | None = None) -> int:
             label = game + "".join(f" {k}={v}" for k, v in options.items())
             core_steps_per_second(core, 8, 0.05)  # compile / warm up
             for batch in args.batches:
-                modes = ["auto"]
-                if args.parallel and batch >= kernels.PARALLEL_MIN_BATCH:
-                    modes += ["serial", "parallel"]
-                for mode in modes:
+                first = None
+                for layer, mode, threads in _settings(batch, args):
                     kernels.set_parallel(mode)
+                    numba.set_num_threads(threads)
                     core_steps_per_second(core, batch, 0.05)
                     sps, (_, nbytes) = median_of(
                         lambda: core_steps_per_second(core, batch, args.seconds), args.repeats)
-                    layer = "core" if mode == "auto" else f"core {mode}"
+                    scaling = ""
+                    if layer.endswith("threads"):
+                        first = first or sps
+                        scaling = f"   {sps / first:.2f}x the first thread count"
                     print(f"{label:<34}{layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
-                          f"{nbytes:>9.0f}")
+                          f"{nbytes:>9.0f}{scaling}")
                 kernels.set_parallel(parallel_default)
+                numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
             from yyenvs.envs.aec import aec_factories
             _, env_fn = aec_factories(game)
             env = env_fn(**options)

@@ -103,6 +103,8 @@ CASES = [  # (argv, words the error line must contain); "{d}" is the fixture dir
     (["bench", "--repeats", "0"], ["--repeats", "'0'"]),
     (["bench", "--repeats", "x"], ["--repeats", "'x'"]),
     (["bench", "--games", "chess"], ["chess"]),
+    (["bench", "--threads", "0"], ["--threads", "'0'"]),
+    (["bench", "--threads", "100000"], ["--threads", "NUMBA_NUM_THREADS"]),
     (["frob"], ["frob"]),
 ]
 
@@ -261,3 +263,17 @@ def test_every_user_error_is_caught_once_by_the_command_line(capsys):
             raise error
         assert run("replay", fail, []) == 2
         assert_one_line_error(2, capsys.readouterr().err, str(error))
+
+
+def test_bench_times_the_kernels_on_each_thread_count(capsys):
+    """``yyenvs bench --threads 1 2``: a row per thread count at large batches, each with its ratio
+    to the first (1.00x for the first), none at small batches."""
+    assert main(["bench", "--games", "koi", "--batches", "4", "256", "--threads", "1", "2",
+                 "--seconds", "0.01", "--repeats", "1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "threads" in line and "koi" in line]
+    assert [r.split("core ")[1].split()[0] for r in rows] == ["1", "2"] * 2  # two Koi variants
+    assert all(" 256 " in r for r in rows) and all(r.endswith("x the first thread count") for r in rows)
+    for one, two in (rows[0:2], rows[2:4]):
+        rate = {r: float(r.split(" 256 ")[1].split()[0].replace(",", "")) for r in (one, two)}
+        assert one.split()[-5] == "1.00x"
+        assert float(two.split()[-5][:-1]) == pytest.approx(rate[two] / rate[one], abs=0.006)
