@@ -37,6 +37,9 @@ from numba import njit
 
 #: batches at least this large may use the parallel version
 PARALLEL_MIN_BATCH = 256
+#: rows per call where a kernel's parallel loop runs over blocks of rows (see the note on named
+#: tuples above); a call passes its arrays field by field, so one call per row would cost more
+ROWS_PER_BLOCK = 64
 _MODES = {"auto": "auto", "1": "parallel", "0": "serial", "parallel": "parallel", "serial": "serial"}
 _env_mode = os.environ.get("YYENVS_PARALLEL", "auto").strip().lower()
 if _env_mode not in _MODES:
@@ -120,6 +123,18 @@ class BatchKernel:
             # back off while the choice holds; look again soon after it changes
             self._explore_every = 16 if after != before else min(self._explore_every * 2, 1024)
         return out
+
+
+@njit(cache=True, inline="always")
+def num_blocks(rows):
+    """How many blocks of :data:`ROWS_PER_BLOCK` rows cover ``rows``."""
+    return (rows + ROWS_PER_BLOCK - 1) // ROWS_PER_BLOCK
+
+
+@njit(cache=True, inline="always")
+def block_rows(k, rows):
+    """The rows ``lo, hi`` (``lo <= i < hi``) of block ``k`` of ``rows``."""
+    return k * ROWS_PER_BLOCK, min(rows, (k + 1) * ROWS_PER_BLOCK)
 
 
 def batch_kernel(fn=None, *, parallel_min_batch: int = PARALLEL_MIN_BATCH):

@@ -44,7 +44,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from yyenvs.core.kernels import batch_kernel
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 
 EMPTY, YIN_FRY, YANG_FRY, YIN_KOI, YANG_KOI, TAIJI = 0, 1, 2, 3, 4, 5
 NUM_KOI = 5
@@ -167,10 +167,6 @@ def mask_kernel(state, rules, out):
                     out[b, base + d] = swim_end(board, b, s, d, rays, me) >= 0
 
 
-#: rows per call of the row loops below (a call passes the named tuples' arrays field by field)
-ROWS_PER_CALL = 64
-
-
 @njit(cache=True)
 def _check_rows(state, rules, actions, lo, hi, illegal):
     """Whether each action of rows lo..hi-1 is illegal (spec 3.1, 4.3 - 4.5); -1 is no action."""
@@ -259,15 +255,16 @@ def step_kernel(state, rules, actions):
     The parallel loops run over blocks of rows, each block a call (see yyenvs.core.kernels on
     named tuples: the writes must happen inside a called function)."""
     nb = actions.shape[0]
-    blocks = (nb + ROWS_PER_CALL - 1) // ROWS_PER_CALL
     illegal = np.zeros(nb, dtype=np.bool_)
-    for k in prange(blocks):  # validate every row before touching any
-        _check_rows(state, rules, actions, k * ROWS_PER_CALL, min(nb, (k + 1) * ROWS_PER_CALL), illegal)
+    for k in prange(num_blocks(nb)):  # validate every row before touching any
+        lo, hi = block_rows(k, nb)
+        _check_rows(state, rules, actions, lo, hi, illegal)
     for b in range(nb):
         if illegal[b]:
             return b
-    for k in prange(blocks):
-        _step_rows(state, rules, actions, k * ROWS_PER_CALL, min(nb, (k + 1) * ROWS_PER_CALL))
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        _step_rows(state, rules, actions, lo, hi)
     return -1
 
 

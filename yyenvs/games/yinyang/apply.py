@@ -7,7 +7,9 @@ step reaches (with explicit chance the row waits for the outcome instead).
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.games.yinyang.chance import draw_outcome
 from yyenvs.games.yinyang.flow import (
     add_cards,
@@ -356,21 +358,31 @@ def throw_unless_choice(st, tb, i, m):
     throw_divination_coins(flow, i)
 
 
-@kernel
+@batch_kernel
 def step_kernel(arrays, tables, actions, legal, work):
     """Check every row against its ``legal`` mask first (nothing changes on an error: the
-    first bad row), then apply.  The caller computes the mask: with the mask kernel
-    outside, this kernel compiles without it."""
+    first bad row), then apply, in blocks of rows (``step_rows``), each with its own scratch
+    ``work[k]``.  The caller computes the mask: with the mask kernel outside, this kernel
+    compiles without it."""
+    nb = actions.shape[0]
+    for i in range(nb):
+        if actions[i] >= 0 and not legal[i, actions[i]]:
+            return i
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        step_rows(arrays, tables, actions, legal, work[k:k + 1], lo, hi)
+    return -1
+
+
+@kernel
+def step_rows(arrays, tables, actions, legal, work, lo, hi):
+    """Apply the (legal) actions of rows lo..hi-1; -1 is no action."""
     st = Arrays(*arrays)
     tb = tables[0]
     flow = st.flow
-    B = actions.shape[0]
-    for i in range(B):
-        if actions[i] >= 0 and not legal[i, actions[i]]:
-            return i
     wk = work[0]
     score = wk.score
-    for i in range(B):
+    for i in range(lo, hi):
         a = actions[i]
         st.rewards[i, :] = 0.0  # on a skipped row too (the contract)
         if a < 0:
@@ -390,4 +402,3 @@ def step_kernel(arrays, tables, actions, legal, work):
                 st.current_player[i] = CHANCE_PLAYER
                 break
             apply_outcome(st, tb, i, draw_outcome(st.rng, st.flow, st.goods, tb, i))
-    return -1

@@ -186,14 +186,14 @@ class YinYangCore(GameCore):
         s = self._empty(seeds.shape[0])
         s.seed[:] = seeds
         s.rng[:] = hash_u64(seeds, np.uint64(0x59696E59616E67))
-        init_kernel(L.arrays_of(s), self._tables, L.new_work())
+        init_kernel(L.arrays_of(s), self._tables, L.new_work(s.batch_size))
         return s
 
     def _step(self, state: YinYangState, actions) -> int:
         arrays = L.arrays_of(state)
         legal = np.empty((state.batch_size, self.num_actions), dtype=bool)
         mask_kernel(arrays, self._tables, legal)
-        return step_kernel(arrays, self._tables, actions, legal, L.new_work())
+        return step_kernel(arrays, self._tables, actions, legal, L.new_work(state.batch_size))
 
     def _mask(self, state: YinYangState, out) -> None:
         mask_kernel(L.arrays_of(state), self._tables, out)
@@ -202,7 +202,7 @@ class YinYangCore(GameCore):
         observe_kernel(L.arrays_of(state), self._tables, seats, out)
 
     def _heuristic(self, state: YinYangState, seats, out) -> None:
-        heuristic_kernel(L.arrays_of(state), self._tables, seats, out, L.new_work())
+        heuristic_kernel(L.arrays_of(state), self._tables, seats, out, L.new_work(state.batch_size))
 
     def _chance_probabilities(self, state: YinYangState, out) -> None:
         probabilities_kernel(L.arrays_of(state), self._tables, out)

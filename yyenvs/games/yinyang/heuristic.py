@@ -8,7 +8,9 @@ Works at any position, chance nodes included.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.games.yinyang.flow import final_reward
 from yyenvs.games.yinyang.layout import (
     C_DISASTER,
@@ -72,8 +74,17 @@ def line_fill(development, tb, i, p, ln):
     return filled, total
 
 
-@kernel
+@batch_kernel
 def heuristic_kernel(arrays, tables, seats, out, work):
+    """In blocks of rows (``heuristic_rows``), each with its own scratch ``work[k]``."""
+    nb = out.shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        heuristic_rows(arrays, tables, seats, out, work[k:k + 1], lo, hi)
+
+
+@kernel
+def heuristic_rows(arrays, tables, seats, out, work, lo, hi):
     st = Arrays(*arrays)
     tb = tables[0]
     P = tb.num_players
@@ -81,7 +92,7 @@ def heuristic_kernel(arrays, tables, seats, out, work):
     wk = work[0]
     score = wk.score
     estimate = wk.estimate
-    for i in range(out.shape[0]):
+    for i in range(lo, hi):
         v = np.int64(seats[i])
         if st.terminated[i]:  # the result (not the rewards: a later step may clear them), dominating
             out[i] = 1000.0 * final_reward(st.players, st.turn_order, st.flow, st.development, st.scoring_tiles, tb, i, v)

@@ -43,6 +43,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from yyenvs.core.kernels import ROWS_PER_BLOCK
+
 kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, error_model="numpy")  # never a first-class function: no C wrapper
 rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False, error_model="numpy")
 
@@ -217,9 +219,10 @@ def pack_tables(t: Tables) -> np.ndarray:
     return rec
 
 
-def new_work() -> np.ndarray:
-    """A (1,) :data:`WORK_DTYPE` array, the scratch space of one kernel call."""
-    return np.zeros(1, WORK_DTYPE)
+def new_work(rows: int = 1) -> np.ndarray:
+    """The scratch space of a kernel call over ``rows`` rows: one :data:`WORK_DTYPE` record per
+    block of rows (:data:`~yyenvs.core.kernels.ROWS_PER_BLOCK`), as blocks may run at once."""
+    return np.zeros(max(1, -(-rows // ROWS_PER_BLOCK)), WORK_DTYPE)
 
 
 def arrays_of(state) -> tuple:

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.games.yinyang.chance import chance_mask_row
 from yyenvs.games.yinyang.layout import (
     BESIDE, BOAT, CARRIAGE, GOODS_TILE, TEMPLE_TILE, TRACK_MAX, YANG_COUNT, Arrays, kernel, rule,
@@ -178,14 +180,23 @@ def pending_mask(cities, development, flow, players, tb, i, p, m):
                 m[first + c] = True
 
 
-@kernel
+@batch_kernel
 def mask_kernel(arrays, tables, out):
+    """Fill every entry of ``out`` (B, A), in blocks of rows (``mask_rows``)."""
+    nb = out.shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        mask_rows(arrays, tables, out, lo, hi)
+
+
+@kernel
+def mask_rows(arrays, tables, out, lo, hi):
     st = Arrays(*arrays)
     tb = tables[0]
     flow = st.flow
     off = tb.action_start
     cities = st.cities
-    for i in range(out.shape[0]):
+    for i in range(lo, hi):
         m = out[i]
         m[:] = False
         phase = flow[i, F_PHASE]

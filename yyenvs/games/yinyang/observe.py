@@ -7,7 +7,9 @@ first; other players' missions are hidden.  The same in both chance modes
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.games.yinyang.layout import (
     C_DISASTER,
     C_GOOD,
@@ -175,13 +177,22 @@ def observe_private(o, j, st, tb, i, v):
             o[j + K * K + k] = 1.0 if k < st.flow[i, F_SOLO_FLIPPED] else 0.0
 
 
-@kernel
+@batch_kernel
 def observe_kernel(arrays, tables, seats, out):
-    """out[i]: row i's observation seen by seat seats[i], block after block."""
+    """out[i]: row i's observation seen by seat seats[i], in blocks of rows (``observe_rows``)."""
+    nb = out.shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        observe_rows(arrays, tables, seats, out, lo, hi)
+
+
+@kernel
+def observe_rows(arrays, tables, seats, out, lo, hi):
+    """Rows lo..hi-1 of :func:`observe_kernel`, part after part."""
     st = Arrays(*arrays)
     tb = tables[0]
     P = tb.num_players
-    for i in range(out.shape[0]):
+    for i in range(lo, hi):
         o = out[i]
         o[:] = 0.0
         v = np.int64(seats[i])

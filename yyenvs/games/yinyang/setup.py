@@ -7,7 +7,9 @@ chance modes: a game starts at the pawn placement, never at a chance node.
 from __future__ import annotations
 
 import numpy as np
+from numba import prange
 
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.games.yinyang.chance import draw_below, draw_from_bag
 from yyenvs.games.yinyang.layout import (
     C_DISASTER,
@@ -174,15 +176,24 @@ def seat_players(st, tb, i):
     st.current_player[i] = st.turn_order[i, P - 1]
 
 
-@kernel
+@batch_kernel
 def init_kernel(arrays, tables, work):
-    """Set up every row from its own random stream; the draws come in a fixed order (tile
+    """Set up every row, in blocks of rows (``init_rows``), each with its own scratch ``work[k]``."""
+    nb = arrays[0].shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        init_rows(arrays, tables, work[k:k + 1], lo, hi)
+
+
+@kernel
+def init_rows(arrays, tables, work, lo, hi):
+    """Set up rows lo..hi-1 from their own random streams; the draws come in a fixed order (tile
     stacks, tokens, bag, missions, scoring tiles, solo, first player): the seed's game."""
     st = Arrays(*arrays)
     tb = tables[0]
     rng = st.rng
     tmp = work[0].order
-    for i in range(rng.shape[0]):
+    for i in range(lo, hi):
         st.flow[i, :] = 0
         st.turn_order[i, :] = -1
         deal_tile_stacks(rng, st.taiji, i, tmp)
