@@ -83,12 +83,15 @@ import math
 import numbers
 import time
 
+from collections import namedtuple
+
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from yyenvs.agents.rollout import Rollouts
 from yyenvs.agents.solver import loss_odds, prove
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
+from yyenvs.core.kernels import ROWS_PER_BLOCK, batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
 #: random-number tags (one stream per use)
@@ -217,6 +220,19 @@ class Tree:
 # --------------------------------------------------------------------------
 # tree kernels
 # --------------------------------------------------------------------------
+#: the node arrays the selection reads and writes (:class:`Tree`'s fields of the same names)
+Nodes = namedtuple("Nodes", "node_count parent action to_move terminal visits value_sum reward raw_value "
+                            "first_edge num_edges")
+#: the edge arrays (``edge_<name>`` of :class:`Tree`)
+Edges = namedtuple("Edges", "action child prior logit gumbel")
+#: per root: its considered edges (their count) and schedule, and its chance key
+Roots = namedtuple("Roots", "considered n_considered table chance_key")
+#: the settings the selection reads
+Selection = namedtuple("Selection", "c_puct maxvisit_init value_scale discount")
+#: per row, what a simulation's walk gives: the leaf, whether it is new, the path and its depth
+Walk = namedtuple("Walk", "leaf is_new path depth")
+
+
 @njit(cache=True)
 def _expand(nodes, mask, logits, first_edge, num_edges, edge_action, edge_child, edge_logit, start):
     """Edges for ``nodes``, one per legal action, with its logit minus the node's largest
@@ -372,15 +388,30 @@ def _sample_edge(first_edge, num_edges, edge_prior, node, u):
     return e1 - 1  # rounding
 
 
+@batch_kernel(parallel_min_batch=64)
+def _select(walk, nodes, edges, roots, selection, sim, C, q):
+    """Simulation ``sim`` of every row, in blocks of rows (each with its scratch row of ``q``); the
+    walks into ``walk`` (its arrays' first axis is the batch's rows)."""
+    nb = nodes.node_count.shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        _select_rows(sim, C, nodes, edges, roots, selection, walk, q[k], lo, hi)
+
+
 @njit(cache=True)
-def _select(sim, C, node_count, parent, action, to_move, terminal, visits, value_sum, reward, raw_value,
-            first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit, edge_gumbel,
-            considered, n_considered, table, c_puct, maxvisit_init, value_scale, discount, chance_key,
-            leaf, is_new, path, depth, q):
-    """Simulation ``sim`` of every row: from the root (sequential halving over its considered
+def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
+    """Simulation ``sim`` of rows lo..hi-1: from the root (sequential halving over its considered
     edges) down by PUCT, through chance nodes by their probabilities, to an edge no
     simulation has taken (its new child is the leaf) or to a finished game."""
-    for r in range(node_count.shape[0]):
+    node_count, parent, action, to_move, terminal = (nodes.node_count, nodes.parent, nodes.action,
+                                                     nodes.to_move, nodes.terminal)
+    visits, value_sum, reward, raw_value = nodes.visits, nodes.value_sum, nodes.reward, nodes.raw_value
+    first_edge, num_edges = nodes.first_edge, nodes.num_edges
+    edge_action, edge_child, edge_prior, edge_logit, edge_gumbel = edges
+    considered, n_considered, table, chance_key = roots
+    c_puct, maxvisit_init, value_scale, discount = selection
+    leaf, is_new, path, depth = walk
+    for r in range(lo, hi):
         node = r * C
         path[r, 0] = node
         d = 1
@@ -454,14 +485,22 @@ def _record_values(nodes, rows, relative, viewer, raw_value, value):
             value[rows[j], seat] = relative[j, k]
 
 
-@njit(cache=True)
+@batch_kernel(parallel_min_batch=64)
 def _backup(path, depth, value, reward, to_move, discount, visits, value_sum):
     """Add each row's leaf value, plus the rewards on the way, to every node of its path: below
     the root a node's value is counted from the step into it, that step's reward plus the
     value after it times ``discount`` (1 after a chance outcome); the root's is its own."""
+    nb = path.shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        _backup_rows(path, depth, value, reward, to_move, discount, visits, value_sum, lo, hi)
+
+
+@njit(cache=True)
+def _backup_rows(path, depth, value, reward, to_move, discount, visits, value_sum, lo, hi):
     P = value.shape[1]
     G = np.empty(P)
-    for r in range(path.shape[0]):
+    for r in range(lo, hi):
         for p in range(P):
             G[p] = value[r, p]
         for k in range(depth[r] - 1, -1, -1):
@@ -753,14 +792,17 @@ class GumbelSearch:
         path = np.zeros((B, C), np.int64)
         depth = np.zeros(B, np.int64)
         q = np.zeros(core.num_actions, np.float64)  # scratch: a node has at most that many edges
+        q_blocks = np.zeros((-(-B // ROWS_PER_BLOCK), core.num_actions))  # the same, per block of rows
+        nodes = Nodes(tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
+                      tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges)
+        roots_t = Roots(considered, n_considered, self._table, chance_key)
+        selection = Selection(self.c_puct, self.maxvisit_init, self.value_scale, self.discount)
+        walk = Walk(leaf, is_new, path, depth)
         clock = self.timings
         for sim in range(self.simulations):
             t0 = time.perf_counter()
-            _select(sim, C, tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
-                    tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges, tree.edge_action,
-                    tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel, considered, n_considered,
-                    self._table, self.c_puct, self.maxvisit_init, self.value_scale, self.discount, chance_key,
-                    leaf, is_new, path, depth, q)
+            edges = Edges(tree.edge_action, tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel)
+            _select(walk, nodes, edges, roots_t, selection, sim, C, q_blocks)
             value = np.zeros((B, P))
             new = leaf[is_new]
             t1 = time.perf_counter()
