@@ -233,26 +233,23 @@ Selection = namedtuple("Selection", "c_puct maxvisit_init value_scale discount")
 Walk = namedtuple("Walk", "leaf is_new path depth")
 
 
-@njit(cache=True)
-def _expand(nodes, mask, logits, first_edge, num_edges, edge_action, edge_child, edge_logit, start):
+@batch_kernel(parallel_min_batch=64)
+def _expand(nodes, mask, logits, first, first_edge, num_edges, edge_action, edge_child, edge_logit):
     """Edges for ``nodes``, one per legal action, with its logit minus the node's largest
-    (actions past the logits' width, chance outcomes, get 0).  Returns the next free edge.
-    Branch-free (every action is written, and kept by advancing), so the pool needs
-    ``mask.shape[1]`` spare edges."""
-    e = start
+    (actions past the logits' width, chance outcomes, get 0); node ``s``'s edges start at
+    ``first[s]`` (the running count of the legal actions before it), so nodes fill their
+    edges independently."""
     A = logits.shape[1]
-    for s in range(nodes.shape[0]):
-        e0 = e
+    for s in prange(nodes.shape[0]):
+        e0 = first[s]
+        e = e0
         ms = mask[s]
-        ls = logits[s]
-        for a in range(A):
-            edge_action[e] = a
-            edge_logit[e] = ls[a]
-            e += np.int64(ms[a])
-        for a in range(A, ms.shape[0]):
-            edge_action[e] = a
-            edge_logit[e] = 0.0
-            e += np.int64(ms[a])
+        for a in range(ms.shape[0]):
+            if ms[a]:
+                edge_action[e] = a
+                edge_logit[e] = logits[s, a] if a < A else 0.0
+                edge_child[e] = -1
+                e += 1
         top = -np.inf
         for k in range(e0, e):
             top = max(top, edge_logit[k])
@@ -260,14 +257,13 @@ def _expand(nodes, mask, logits, first_edge, num_edges, edge_action, edge_child,
             edge_logit[k] -= top
         first_edge[nodes[s]] = e0
         num_edges[nodes[s]] = e - e0
-    edge_child[start:e] = -1
-    return e
 
 
-@njit(cache=True)
+@batch_kernel(parallel_min_batch=64)
 def _normalise(nodes, first_edge, num_edges, edge_prior):
     """Each node's edge priors divided by their sum (they hold exp(logit))."""
-    for n in nodes:
+    for j in prange(nodes.shape[0]):
+        n = nodes[j]
         e0 = first_edge[n]
         total = 0.0
         for e in range(e0, e0 + num_edges[n]):
@@ -461,11 +457,11 @@ def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
         depth[r] = d
 
 
-@njit(cache=True)
+@batch_kernel(parallel_min_batch=64)
 def _record_children(new, rewards, done, current_player, parent, reward, terminal, to_move, observer):
     """The stepped states' rewards, end and player to move into the new nodes ``new``; a chance
-    node is observed from its parent's observer."""
-    for j in range(new.shape[0]):
+    node is observed from its parent's observer (made in an earlier wave)."""
+    for j in prange(new.shape[0]):
         n = new[j]
         reward[n, :] = rewards[j]
         terminal[n] = done[j]
@@ -473,12 +469,12 @@ def _record_children(new, rewards, done, current_player, parent, reward, termina
         observer[n] = observer[parent[n]] if current_player[j] == CHANCE_PLAYER else current_player[j]
 
 
-@njit(cache=True)
+@batch_kernel(parallel_min_batch=64)
 def _record_values(nodes, rows, relative, viewer, raw_value, value):
     """The network's values (relative to ``viewer``) per absolute seat, into ``raw_value`` of
     ``nodes`` and ``value`` of the simulation ``rows``."""
     P = relative.shape[1]
-    for j in range(nodes.shape[0]):
+    for j in prange(nodes.shape[0]):
         for k in range(P):
             seat = (viewer[j] + k) % P
             raw_value[nodes[j], seat] = relative[j, k]
@@ -713,9 +709,12 @@ class GumbelSearch:
         t2 = time.perf_counter()
         _record_values(nodes, rows, np.ascontiguousarray(rel, np.float32), viewer, tree.raw_value, value)
         start = tree.num_used_edges
-        tree.reserve_edges(start + (nodes.size + 1) * mask.shape[1])  # at most every action of every node
-        end = _expand(nodes, mask, np.ascontiguousarray(logits, np.float32), tree.first_edge, tree.num_edges,
-                      tree.edge_action, tree.edge_child, tree.edge_logit, start)
+        counts = np.count_nonzero(mask, axis=1)
+        first = start + np.cumsum(counts) - counts  # each node's first edge
+        end = start + int(counts.sum())
+        tree.reserve_edges(end)
+        _expand(nodes, mask, np.ascontiguousarray(logits, np.float32), first, tree.first_edge, tree.num_edges,
+                tree.edge_action, tree.edge_child, tree.edge_logit)
         np.exp(tree.edge_logit[start:end], out=tree.edge_prior[start:end])
         _normalise(nodes, tree.first_edge, tree.num_edges, tree.edge_prior)
         clock["core"] += t1 - t0
