@@ -358,3 +358,34 @@ def test_search_never_reads_the_games_stream():
     np.testing.assert_array_equal(ra.policy, rb.policy)
 
 
+
+
+# -- threads ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("game, options, settings", [
+    ("koi", {}, {}), ("yoxii", {}, {"find_wins": True}), ("yinyang", {"num_players": 3}, {}),
+    ("koi", {"board_size": 9, "directions": 8, "win_fry": 14}, {"discount": 0.97})])
+def test_search_is_the_same_on_any_number_of_threads(game, options, settings):
+    """The tree kernels run rows (and nodes) on numba's threads: serial, parallel on one thread and
+    parallel on two give the same search, move for move and bit for bit."""
+    import numba
+
+    from yyenvs.agents.search_network import NetworkEvaluator
+    from yyenvs.core import kernels
+    core = make_core(game, **options)
+    evaluate = NetworkEvaluator(random_network(core, 5))
+    state = random_positions(core, np.arange(160), np.arange(160) % 7)
+    state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
+    assert state.batch_size > 64  # past the kernels' parallel threshold
+    results = []
+    try:
+        for mode, threads in (("serial", 1), ("parallel", 1), ("parallel", min(2, numba.config.NUMBA_NUM_THREADS))):
+            kernels.set_parallel(mode)
+            numba.set_num_threads(threads)
+            r = GumbelSearch(core, evaluate, 12, seed=3, **settings).run(state)
+            results.append((r.action, r.policy, r.value))
+    finally:
+        kernels.set_parallel("auto")
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            np.testing.assert_array_equal(a, b)
