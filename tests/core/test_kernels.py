@@ -111,3 +111,30 @@ def test_yoxii_features_parallel_match_serial():
             core.step(s, acts)
     finally:
         kernels.set_parallel("auto")
+
+
+def test_yinyang_blocks_of_rows_have_their_own_scratch():
+    """Yin Yang's set-up, step and heuristic use a scratch record per block of rows: with many blocks
+    on every thread at once, the parallel kernels give the serial results."""
+    import numba
+    core = make_core("yinyang", num_players=4)
+    seeds = np.arange(4096, dtype=np.uint64)
+    runs = []
+    try:
+        for mode in (False, True):
+            kernels.set_parallel(mode)
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+            s = core.init(seeds)
+            heur = [core.heuristic(s, s.current_player)]
+            acts = np.empty(s.batch_size, dtype=np.int64)
+            for _ in range(12):
+                sample_legal(core.legal_action_mask(s), uniform01(s.seed, s.ply.astype(np.uint64)), acts)
+                core.step(s, acts)
+                heur.append(core.heuristic(s, s.current_player))
+            runs.append((s, np.array(heur)))
+    finally:
+        kernels.set_parallel("auto")
+    (a, ha), (b, hb) = runs
+    np.testing.assert_array_equal(ha, hb)
+    for f in vars(a):
+        assert np.array_equal(getattr(a, f), getattr(b, f)), f

@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from yyenvs.agents.base import Agent, sample_weighted
-from yyenvs.agents.device import DEVICE_NAMES, DeviceError, check_device_name
+from yyenvs.agents.device import DeviceError, check_device_name
 from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, setting_allows, setting_range
 from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.rng import uniform01
@@ -38,8 +38,8 @@ _SPEC_RE = re.compile(r"(?P<path>.+?)(?::(?P<sims>[0-9]{1,7}))?(?::(?P<settings>
 _TAG_SAMPLE = 17  # the random-number stream of sampled moves
 _AZ_FORMS = ("'az:<checkpoint>', 'az:<checkpoint>:<simulations>' or "
              "'az:<checkpoint>:<simulations>:<key>=<value>,...'")
-#: settings of the agent rather than of its search: they need no simulations
-AGENT_SETTINGS = {"device": f"where the network runs: {DEVICE_NAMES}"}
+#: settings of the agent rather than of its search (where its network runs): they need no simulations
+AGENT_SETTINGS = ("device",)
 
 
 def _search_options(text: str, spec: str) -> dict:

@@ -91,7 +91,7 @@ from numba import njit, prange
 from yyenvs.agents.rollout import Rollouts
 from yyenvs.agents.solver import loss_odds, prove
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
-from yyenvs.core.kernels import ROWS_PER_BLOCK, batch_kernel, block_rows, num_blocks
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
 #: random-number tags (one stream per use)
@@ -791,7 +791,7 @@ class GumbelSearch:
         path = np.zeros((B, C), np.int64)
         depth = np.zeros(B, np.int64)
         q = np.zeros(core.num_actions, np.float64)  # scratch: a node has at most that many edges
-        q_blocks = np.zeros((-(-B // ROWS_PER_BLOCK), core.num_actions))  # the same, per block of rows
+        q_blocks = np.zeros((num_blocks(B), core.num_actions))  # the same, per block of rows
         nodes = Nodes(tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
                       tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges)
         roots_t = Roots(considered, n_considered, self._table, chance_key)
@@ -800,6 +800,7 @@ class GumbelSearch:
         clock = self.timings
         for sim in range(self.simulations):
             t0 = time.perf_counter()
+            # rebuilt every wave: expanding nodes may grow the edge arrays
             edges = Edges(tree.edge_action, tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel)
             _select(walk, nodes, edges, roots_t, selection, sim, C, q_blocks)
             value = np.zeros((B, P))

@@ -30,6 +30,9 @@ import numpy as np
 from yyenvs.agents import make_agent
 from yyenvs.agents.ppo import PolicyAgent
 from yyenvs.envs.opponent import Opponent
+from yyenvs.training.config import DEFAULTS, ConfigError
+
+_SELFPLAY = DEFAULTS["selfplay"]
 
 
 class PoolEntry:
@@ -54,14 +57,14 @@ class PoolEntry:
 class PoolSettings:
     """How the pool draws and keeps opponents: the config's ``selfplay`` section
     (``sample`` is its ``opponent_sample``: opponents sample their moves, else play the argmax)."""
-    baselines: tuple = ("random", "greedy")
-    latest: float = 0.35
-    pfsp_power: float = 2.0
-    pfsp_floor: float = 0.02
-    window: int = 400
-    max_snapshots: int = 20
-    sample: bool = True
-    baseline_share: float = 0.0
+    baselines: tuple = tuple(_SELFPLAY["baselines"])
+    latest: float = _SELFPLAY["latest"]
+    pfsp_power: float = _SELFPLAY["pfsp_power"]
+    pfsp_floor: float = _SELFPLAY["pfsp_floor"]
+    window: int = _SELFPLAY["window"]
+    max_snapshots: int = _SELFPLAY["max_snapshots"]
+    sample: bool = _SELFPLAY["opponent_sample"]
+    baseline_share: float = _SELFPLAY["baseline_share"]
 
     @classmethod
     def from_config(cls, selfplay: dict) -> "PoolSettings":
@@ -79,7 +82,6 @@ class OpponentPool(Opponent):
         self.latest_share = float(settings.latest)
         self.baseline_share = float(settings.baseline_share)
         if self.latest_share + self.baseline_share > 1.0 + 1e-9:
-            from yyenvs.training.config import ConfigError
             raise ConfigError(f"selfplay.latest ({settings.latest}) + selfplay.baseline_share "
                               f"({settings.baseline_share}) must not exceed 1")
         self.pfsp_power = float(settings.pfsp_power)

@@ -11,7 +11,7 @@ from yyenvs.agents.base import sample_weighted
 from yyenvs.agents.gumbel import GumbelSearch
 from yyenvs.agents.search_network import NetworkEvaluator
 from yyenvs.core.rng import derive_seeds, uniform01
-from yyenvs.training.config import PRIOR, ConfigError
+from yyenvs.training.config import DEFAULTS, PRIOR, ConfigError
 
 
 class PendingGames:
@@ -120,9 +120,9 @@ def score_margins(core, state) -> np.ndarray:
 class Targets:
     """How moves and value targets are shaped (the config's ``az.sample_plies``,
     ``az.score_weight``, ``az.q_weight``; :class:`SelfPlay` says what each does)."""
-    sample_plies: int = 0
-    score_weight: float = 0.0
-    q_weight: float = 0.0
+    sample_plies: int = DEFAULTS["az"]["sample_plies"]
+    score_weight: float = DEFAULTS["az"]["score_weight"]
+    q_weight: float = DEFAULTS["az"]["q_weight"]
 
     @classmethod
     def from_config(cls, az: dict) -> "Targets":

@@ -43,7 +43,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from yyenvs.core.kernels import ROWS_PER_BLOCK
+from yyenvs.core.kernels import num_blocks
 
 kernel = njit(cache=True, no_cfunc_wrapper=True, _nrt=False, error_model="numpy")  # never a first-class function: no C wrapper
 rule = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False, error_model="numpy")
@@ -222,7 +222,7 @@ def pack_tables(t: Tables) -> np.ndarray:
 def new_work(rows: int = 1) -> np.ndarray:
     """The scratch space of a kernel call over ``rows`` rows: one :data:`WORK_DTYPE` record per
     block of rows (:data:`~yyenvs.core.kernels.ROWS_PER_BLOCK`), as blocks may run at once."""
-    return np.zeros(max(1, -(-rows // ROWS_PER_BLOCK)), WORK_DTYPE)
+    return np.zeros(max(1, num_blocks(rows)), WORK_DTYPE)
 
 
 def arrays_of(state) -> tuple:
