@@ -4,16 +4,10 @@
 ``simulations`` waves adds one node to the tree of every row, evaluates all
 the new nodes in one network call and backs their values up.
 
-* **Tree.**  :class:`Tree`: flat arrays allocated per search.  Row ``r``
-  owns nodes ``r * C`` to ``r * C + C - 1`` (``C = simulations + 1``, the
-  root first; a simulation adds at most one node).  A node holds its parent,
-  the action from it, the player to move (``CHANCE_PLAYER`` at a chance
-  node), whether the game is over there, its visits, its value sum *per
-  player* counted from the step into it (whose rewards, ``reward``, are part
-  of it) and the network's value of it (``raw_value``).  Its edges, one per
-  legal action (or possible chance outcome), lie in a shared pool with their
-  prior, their normalised logit and, at the roots, a Gumbel draw.  Node
-  states are one ``BatchState`` of ``B * C`` rows.
+* **Tree.**  :class:`~yyenvs.agents.search.tree.Tree`, the layout the MCTS
+  baseline shares; here it also holds each node's network value
+  (``raw_value``) and the seat the network observed it from, and each edge
+  its normalised logit and, at the roots, a Gumbel draw (``edge_noise``).
 * **Root** (Danihelka et al., *Policy improvement by planning with Gumbel*,
   ICLR 2022).  Sequential halving over the ``max_considered`` actions of
   highest ``gumbel + logit``: simulation ``s`` visits, among the actions whose
@@ -34,7 +28,8 @@ the new nodes in one network call and backs their values up.
   steps each legal move of its mover; a node whose mover can end the game
   with the top of ``core.reward_range`` is a finished game in the tree, worth
   that win, and a root that can plays the win, its policy the prior over the
-  winning moves.
+  winning moves.  This and the next two are plug-ins around the simulation
+  loop (:mod:`yyenvs.agents.search.plugins`).
 * **Proofs** (``solve_budget`` n > 0): after the search, every root is also
   searched exhaustively over the game's own rules, up to n positions
   (:func:`~yyenvs.agents.solver.prove`).  A root with a proven win, or with
@@ -73,6 +68,11 @@ the new nodes in one network call and backs their values up.
   to the seat it observes from (see :mod:`yyenvs.agents.search_network`); a chance
   node is observed from the seat of the last player who moved before it.
 
+* **Parts in flight** (``in_flight`` k > 1): the batch is searched as k
+  parts, each with its own trees, and the network evaluates one part's leaves
+  while the CPU selects, steps and backs up the next, so that neither waits.
+  Each root's tree is its own, so the results are the same for any k.
+
 Random numbers are a pure function of (search seed, game seed, ply,
 simulation), so a state gets the same search whatever batch it is in.
 """
@@ -82,14 +82,19 @@ import dataclasses
 import math
 import numbers
 import time
-
 from collections import namedtuple
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit, prange
 
-from yyenvs.agents.rollout import Rollouts
-from yyenvs.agents.solver import loss_odds, prove
+from yyenvs.agents.search.action_selection import gumbel_root_edge, puct_edge, sample_edge
+from yyenvs.agents.search.backup import backup, step_discount
+from yyenvs.agents.search.plugins import (Decision, Leaves, Plugin, Proofs, RolloutMix, Run, WinsAtOnce,
+                                          children_of)
+from yyenvs.agents.search.qtransforms import sigma_q
+from yyenvs.agents.search.seq_halving import consider, considered_table
+from yyenvs.agents.search.tree import Tree, Walk, add_child
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
@@ -103,13 +108,16 @@ MAX_CONSIDERED = 4096
 #: the most positions an exhaustive search may step per root (``solve_budget``): two levels of
 #: that many states must fit in memory
 MAX_SOLVE_BUDGET = 10_000_000
+#: the most parts of a batch in flight at once (``in_flight``)
+MAX_IN_FLIGHT = 8
 #: the settings of a search that agent specs and training configs may give (GumbelSearch keywords),
 #: each with its type and the closed interval it lies in; an infinite bound admits any finite number
 SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),
                    "c_puct": (float, 0.0, math.inf), "value_scale": (float, 0.0, math.inf),
                    "maxvisit_init": (float, 0.0, math.inf), "find_wins": (bool, 0, 1),
                    "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1),
-                   "discount": (float, 0.0, 1.0), "solve_budget": (int, 0, MAX_SOLVE_BUDGET)}
+                   "discount": (float, 0.0, 1.0), "solve_budget": (int, 0, MAX_SOLVE_BUDGET),
+                   "in_flight": (int, 1, MAX_IN_FLIGHT)}
 
 
 def setting_allows(name: str, value) -> bool:
@@ -133,255 +141,13 @@ def setting_range(name: str) -> str:
     return "a finite number >= 0" if high == math.inf else f"a number from {low:g} to {high:g}"
 
 
-def considered_visits(max_considered: int, simulations: int) -> tuple[int, ...]:
-    """Sequential halving's schedule: the visit count of the action simulation s visits.
-
-    The considered actions are visited in rounds, each round giving every one
-    of them the same number of visits, then the better half goes on.
-    """
-    if max_considered <= 1:
-        return tuple(range(simulations))
-    log2max = int(math.ceil(math.log2(max_considered)))
-    sequence: list[int] = []
-    visits = [0] * max_considered
-    n = max_considered
-    while len(sequence) < simulations:
-        extra = max(1, int(simulations / (log2max * n)))
-        for _ in range(extra):
-            sequence.extend(visits[:n])
-            for i in range(n):
-                visits[i] += 1
-        n = max(2, n // 2)
-    return tuple(sequence[:simulations])
-
-
-def considered_table(max_considered: int, simulations: int) -> np.ndarray:
-    """(max_considered + 1, simulations) int32: row m is the schedule with m actions considered."""
-    table = np.zeros((max_considered + 1, max(simulations, 1)), np.int32)
-    for m in range(max_considered + 1):
-        table[m, :simulations] = considered_visits(m, simulations)
-    return table
-
-
-@dataclasses.dataclass
-class Tree:
-    """The search trees of a batch of roots (see the module docstring)."""
-
-    nodes_per_row: int
-    node_count: np.ndarray  # (B,) int64
-    parent: np.ndarray  # (N,) int64, -1 at a root
-    action: np.ndarray  # (N,) int64 the action from the parent, -1 at a root
-    to_move: np.ndarray  # (N,) int8, CHANCE_PLAYER at a chance node
-    observer: np.ndarray  # (N,) int8 the seat the network sees the node from: the mover, at a
-    #                       chance node the nearest ancestor's mover
-    terminal: np.ndarray  # (N,) bool
-    visits: np.ndarray  # (N,) int32
-    value_sum: np.ndarray  # (N, P) float64
-    reward: np.ndarray  # (N, P) float64 rewards of the step into the node
-    raw_value: np.ndarray  # (N, P) float64 the network's value (absolute seats)
-    first_edge: np.ndarray  # (N,) int64
-    num_edges: np.ndarray  # (N,) int32
-    states: BatchState  # (N rows)
-    edge_action: np.ndarray  # (E,) int32
-    edge_child: np.ndarray  # (E,) int64, -1 until a simulation takes the edge
-    edge_prior: np.ndarray  # (E,) float64 policy prior, or the outcome's probability
-    edge_logit: np.ndarray  # (E,) float64 logit minus its node's largest
-    edge_gumbel: np.ndarray  # (E,) float64 at the roots' edges, else 0
-    num_used_edges: int = 0
-
-    @classmethod
-    def allocate(cls, root: BatchState, nodes_per_row: int, num_players: int, edges: int) -> Tree:
-        B, C, P = root.batch_size, nodes_per_row, num_players
-        N = B * C
-        states = root.take(np.repeat(np.arange(B), C))
-        return cls(C, np.ones(B, np.int64), np.full(N, -1, np.int64), np.full(N, -1, np.int64),
-                   np.zeros(N, np.int8), np.zeros(N, np.int8), np.zeros(N, np.bool_), np.zeros(N, np.int32),
-                   np.zeros((N, P)), np.zeros((N, P)), np.zeros((N, P)), np.zeros(N, np.int64),
-                   np.zeros(N, np.int32), states, np.empty(edges, np.int32), np.empty(edges, np.int64),
-                   np.empty(edges), np.empty(edges), np.empty(edges))
-
-    @property
-    def roots(self) -> np.ndarray:
-        return np.arange(self.node_count.shape[0]) * self.nodes_per_row
-
-    def reserve_edges(self, size: int) -> None:
-        """Room for ``size`` edges (the pool doubles when full)."""
-        cap = self.edge_action.shape[0]
-        if size <= cap:
-            return
-        new = max(size, 2 * cap)
-        for name in ("edge_action", "edge_child", "edge_prior", "edge_logit", "edge_gumbel"):
-            old = getattr(self, name)
-            grown = np.empty(new, old.dtype)  # an edge's fields are written when its node is expanded
-            grown[:cap] = old
-            setattr(self, name, grown)
-
-
 # --------------------------------------------------------------------------
 # tree kernels
 # --------------------------------------------------------------------------
-#: the node arrays the selection reads and writes (:class:`Tree`'s fields of the same names)
-Nodes = namedtuple("Nodes", "node_count parent action to_move terminal visits value_sum reward raw_value "
-                            "first_edge num_edges")
-#: the edge arrays (``edge_<name>`` of :class:`Tree`)
-Edges = namedtuple("Edges", "action child prior logit gumbel")
 #: per root: its considered edges (their count) and schedule, and its chance key
 Roots = namedtuple("Roots", "considered n_considered table chance_key")
 #: the settings the selection reads
 Selection = namedtuple("Selection", "c_puct maxvisit_init value_scale discount")
-#: per row, what a simulation's walk gives: the leaf, whether it is new, the path and its depth
-Walk = namedtuple("Walk", "leaf is_new path depth")
-
-
-@batch_kernel(parallel_min_batch=64)
-def _expand(nodes, mask, logits, first, first_edge, num_edges, edge_action, edge_child, edge_logit):
-    """Edges for ``nodes``, one per legal action, with its logit minus the node's largest
-    (actions past the logits' width, chance outcomes, get 0); node ``s``'s edges start at
-    ``first[s]`` (the running count of the legal actions before it), so nodes fill their
-    edges independently."""
-    A = logits.shape[1]
-    for s in prange(nodes.shape[0]):
-        e0 = first[s]
-        e = e0
-        ms = mask[s]
-        for a in range(ms.shape[0]):
-            if ms[a]:
-                edge_action[e] = a
-                edge_logit[e] = logits[s, a] if a < A else 0.0
-                edge_child[e] = -1
-                e += 1
-        top = -np.inf
-        for k in range(e0, e):
-            top = max(top, edge_logit[k])
-        for k in range(e0, e):
-            edge_logit[k] -= top
-        first_edge[nodes[s]] = e0
-        num_edges[nodes[s]] = e - e0
-
-
-@batch_kernel(parallel_min_batch=64)
-def _normalise(nodes, first_edge, num_edges, edge_prior):
-    """Each node's edge priors divided by their sum (they hold exp(logit))."""
-    for j in prange(nodes.shape[0]):
-        n = nodes[j]
-        e0 = first_edge[n]
-        total = 0.0
-        for e in range(e0, e0 + num_edges[n]):
-            total += edge_prior[e]
-        for e in range(e0, e0 + num_edges[n]):
-            edge_prior[e] /= total
-
-
-@njit(cache=True)
-def _consider(B, C, first_edge, num_edges, edge_logit, edge_gumbel, max_considered, considered, n_considered):
-    """Per root, its ``max_considered`` edges of highest gumbel + logit, best first: the only
-    edges that sequential halving visits (an unvisited edge's score is its gumbel + logit
-    plus the same sigma(q) for all)."""
-    for r in range(B):
-        node = r * C
-        e0 = first_edge[node]
-        m = 0
-        for e in range(e0, e0 + num_edges[node]):
-            score = edge_gumbel[e] + edge_logit[e]
-            j = min(m, max_considered - 1)
-            if m == max_considered and score <= edge_gumbel[considered[r, j]] + edge_logit[considered[r, j]]:
-                continue
-            while j > 0 and score > edge_gumbel[considered[r, j - 1]] + edge_logit[considered[r, j - 1]]:
-                considered[r, j] = considered[r, j - 1]
-                j -= 1
-            considered[r, j] = e
-            m = min(m + 1, max_considered)
-        n_considered[r] = m
-
-
-@njit(cache=True)
-def _sigma_q(node, player, edges, n_edges, all_edges, edge_child, edge_prior, visits, value_sum,
-             raw_value, maxvisit_init, value_scale, out):
-    """sigma(completed Q) for ``player`` of the edges ``edges[:n_edges]`` of ``node`` into
-    ``out``; ``all_edges``: those are every edge of the node (else the others are unvisited).
-    The completed Q is a visited child's mean value, else the mix of the node's network value
-    and the visited Q-values; it is rescaled to [0, 1] over all the node's edges.  Returns
-    the largest visit count."""
-    sum_n = 0
-    sum_p = 0.0
-    weighted = 0.0
-    top_n = 0
-    for j in range(n_edges):
-        e = edges[j]
-        ch = edge_child[e]
-        if ch >= 0 and visits[ch] > 0:
-            n = visits[ch]
-            p = max(edge_prior[e], 1e-30)
-            sum_n += n
-            sum_p += p
-            weighted += p * value_sum[ch, player] / n
-            top_n = max(top_n, n)
-    mixed = raw_value[node, player]
-    if sum_n > 0:
-        mixed = (mixed + sum_n * weighted / sum_p) / (sum_n + 1)
-    lo = np.inf if all_edges else mixed
-    hi = -np.inf if all_edges else mixed
-    for j in range(n_edges):
-        ch = edge_child[edges[j]]
-        q = value_sum[ch, player] / visits[ch] if ch >= 0 and visits[ch] > 0 else mixed
-        out[j] = q
-        lo = min(lo, q)
-        hi = max(hi, q)
-    scale = (maxvisit_init + top_n) * value_scale / max(hi - lo, 1e-8)
-    for j in range(n_edges):
-        out[j] = (out[j] - lo) * scale
-    return top_n
-
-
-@njit(cache=True)
-def _step_discount(parent_mover, discount):
-    """The discount of a step from a node whose mover is ``parent_mover``: none after a chance outcome."""
-    return 1.0 if parent_mover == CHANCE_PLAYER else discount
-
-
-@njit(cache=True)
-def _step_discounts(parent_movers, discount):
-    """:func:`_step_discount` of each of ``parent_movers``."""
-    out = np.empty(parent_movers.shape[0])
-    for i in range(parent_movers.shape[0]):
-        out[i] = _step_discount(parent_movers[i], discount)
-    return out
-
-
-@njit(cache=True)
-def _puct_edge(node, player, first_edge, num_edges, edge_child, edge_prior, visits, value_sum, reward,
-               c_puct, into):
-    """PUCT among ``node``'s edges for ``player``; an unvisited child is valued at the node's mean
-    (its value counted from the step into it, whose discount is ``into``, less that step)."""
-    e0 = first_edge[node]
-    after = value_sum[node, player] / max(visits[node], 1) - reward[node, player]
-    fpu = after / into if into > 0 else 0.0
-    c = c_puct * math.sqrt(max(visits[node], 1))
-    best = e0
-    best_score = -np.inf
-    for e in range(e0, e0 + num_edges[node]):
-        ch = edge_child[e]
-        score = fpu + c * edge_prior[e]
-        if ch >= 0:
-            n = visits[ch]
-            score = value_sum[ch, player] / n + c * edge_prior[e] / (1 + n)
-        if score > best_score:
-            best = e
-            best_score = score
-    return best
-
-
-@njit(cache=True)
-def _sample_edge(first_edge, num_edges, edge_prior, node, u):
-    """A chance node's outcome edge drawn by its probability with the uniform ``u``."""
-    e0 = first_edge[node]
-    e1 = e0 + num_edges[node]
-    acc = 0.0
-    for e in range(e0, e1):
-        acc += edge_prior[e]
-        if acc > u:
-            return e
-    return e1 - 1  # rounding
 
 
 @batch_kernel(parallel_min_batch=64)
@@ -401,9 +167,9 @@ def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
     simulation has taken (its new child is the leaf) or to a finished game."""
     node_count, parent, action, to_move, terminal = (nodes.node_count, nodes.parent, nodes.action,
                                                      nodes.to_move, nodes.terminal)
-    visits, value_sum, reward, raw_value = nodes.visits, nodes.value_sum, nodes.reward, nodes.raw_value
-    first_edge, num_edges = nodes.first_edge, nodes.num_edges
-    edge_action, edge_child, edge_prior, edge_logit, edge_gumbel = edges
+    visits, value_sum, reward, first_edge, num_edges = (nodes.visits, nodes.value_sum, nodes.reward,
+                                                        nodes.first_edge, nodes.num_edges)
+    edge_action, edge_child, edge_prior, edge_logit, edge_noise = edges
     considered, n_considered, table, chance_key = roots
     c_puct, maxvisit_init, value_scale, discount = selection
     leaf, is_new, path, depth = walk
@@ -415,46 +181,53 @@ def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
         while not terminal[node]:
             if d == 1:
                 m = n_considered[r]
-                target = table[m, sim]
-                _sigma_q(node, to_move[node], considered[r], m, m == num_edges[node], edge_child, edge_prior,
-                         visits, value_sum, raw_value, maxvisit_init, value_scale, q)
-                e = -1
-                best = -np.inf
-                for j in range(m):
-                    c = considered[r, j]
-                    ch = edge_child[c]
-                    n = visits[ch] if ch >= 0 else 0
-                    score = edge_gumbel[c] + edge_logit[c] + q[j]
-                    if n == target and (e < 0 or score > best):
-                        e = c
-                        best = score
-                if e < 0:  # nothing at the scheduled count: the best considered
-                    e = considered[r, 0]
+                sigma_q(node, to_move[node], considered[r], m, m == num_edges[node], nodes, edges,
+                        maxvisit_init, value_scale, q)
+                e = gumbel_root_edge(considered[r], m, table[m, sim], q, edge_child, edge_logit, edge_noise,
+                                     visits)
             elif to_move[node] == CHANCE_PLAYER:
-                e = _sample_edge(first_edge, num_edges, edge_prior, node,
-                                 uniform3(chance_key[r], np.uint64(sim), np.uint64(d)))
+                e0 = first_edge[node]
+                e = sample_edge(edge_prior, e0, e0 + num_edges[node],
+                                uniform3(chance_key[r], np.uint64(sim), np.uint64(d)))
             else:
-                e = _puct_edge(node, to_move[node], first_edge, num_edges, edge_child, edge_prior, visits,
-                               value_sum, reward, c_puct, _step_discount(to_move[parent[node]], discount))
+                e = puct_edge(node, to_move[node], first_edge, num_edges, edge_child, edge_prior, visits,
+                              value_sum, reward, c_puct, step_discount(to_move[parent[node]], discount))
             ch = edge_child[e]
-            if ch < 0:  # a new node, the leaf
-                ch = r * C + node_count[r]
-                node_count[r] += 1
-                parent[ch] = node
-                action[ch] = edge_action[e]
+            new = ch < 0
+            if new:  # a new node, the leaf
+                ch = add_child(node_count, parent, action, edge_action, edge_child, r, C, node, e)
                 visits[ch] = 0
                 value_sum[ch, :] = 0.0
-                edge_child[e] = ch
-                path[r, d] = ch
-                d += 1
-                is_new[r] = True
-                node = ch
-                break
             node = ch
             path[r, d] = node
             d += 1
+            if new:
+                is_new[r] = True
+                break
         leaf[r] = node
         depth[r] = d
+
+
+@batch_kernel(parallel_min_batch=64)
+def _set_priors(nodes, logits, first_edge, num_edges, edge_action, edge_logit, edge_prior):
+    """Each node's edges' logits (actions past the logits' width, chance outcomes, get 0) less the
+    node's largest, and their softmax as the priors."""
+    A = logits.shape[1]
+    for s in prange(nodes.shape[0]):
+        e0 = first_edge[nodes[s]]
+        e1 = e0 + num_edges[nodes[s]]
+        top = -np.inf
+        for e in range(e0, e1):
+            a = edge_action[e]
+            edge_logit[e] = logits[s, a] if a < A else 0.0
+            top = max(top, edge_logit[e])
+        total = 0.0
+        for e in range(e0, e1):
+            edge_logit[e] -= top
+            edge_prior[e] = math.exp(edge_logit[e])
+            total += edge_prior[e]
+        for e in range(e0, e1):
+            edge_prior[e] /= total
 
 
 @batch_kernel(parallel_min_batch=64)
@@ -481,37 +254,8 @@ def _record_values(nodes, rows, relative, viewer, raw_value, value):
             value[rows[j], seat] = relative[j, k]
 
 
-@batch_kernel(parallel_min_batch=64)
-def _backup(path, depth, value, reward, to_move, discount, visits, value_sum):
-    """Add each row's leaf value, plus the rewards on the way, to every node of its path: below
-    the root a node's value is counted from the step into it, that step's reward plus the
-    value after it times ``discount`` (1 after a chance outcome); the root's is its own."""
-    nb = path.shape[0]
-    for k in prange(num_blocks(nb)):
-        lo, hi = block_rows(k, nb)
-        _backup_rows(path, depth, value, reward, to_move, discount, visits, value_sum, lo, hi)
-
-
 @njit(cache=True)
-def _backup_rows(path, depth, value, reward, to_move, discount, visits, value_sum, lo, hi):
-    P = value.shape[1]
-    G = np.empty(P)
-    for r in range(lo, hi):
-        for p in range(P):
-            G[p] = value[r, p]
-        for k in range(depth[r] - 1, -1, -1):
-            n = path[r, k]
-            visits[n] += 1
-            g = _step_discount(to_move[path[r, k - 1]], discount) if k > 0 else 1.0
-            for p in range(P):
-                G[p] = reward[n, p] + g * G[p]  # a root's reward is 0
-                value_sum[n, p] += G[p]
-
-
-@njit(cache=True)
-def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, edge_prior, edge_logit,
-                  edge_gumbel, visits, value_sum, raw_value, maxvisit_init, value_scale, only, barred, policy,
-                  chosen, edges, q):
+def _root_results(C, nodes, edges, selection, only, barred, policy, chosen, scratch, q):
     """Per root: the improved policy softmax(logit + sigma(q)) into ``policy`` (B, A) and the
     chosen action, the best of the most visited by gumbel + logit + sigma(q).  A root with
     actions in ``only`` (B, A) plays the one of best gumbel + logit among them instead, and its
@@ -519,51 +263,59 @@ def _root_results(C, to_move, first_edge, num_edges, edge_action, edge_child, ed
     every action is."""
     for r in range(policy.shape[0]):
         node = r * C
-        e0 = first_edge[node]
-        k = num_edges[node]
+        e0 = nodes.first_edge[node]
+        k = nodes.num_edges[node]
         for j in range(k):
-            edges[j] = e0 + j
-        top_n = _sigma_q(node, to_move[node], edges, k, True, edge_child, edge_prior, visits, value_sum,
-                         raw_value, maxvisit_init, value_scale, q)
-        has_only = False
-        all_barred = True
+            scratch[j] = e0 + j
+        top_n = sigma_q(node, nodes.to_move[node], scratch, k, True, nodes, edges, selection.maxvisit_init,
+                        selection.value_scale, q)
+        chosen[r] = _root_choice(r, e0, k, top_n, nodes.visits, edges, only, barred, policy, q)
+
+
+@njit(cache=True)
+def _root_choice(r, e0, k, top_n, visits, edges, only, barred, policy, q):
+    """:func:`_root_results` of root ``r`` (edges ``e0..e0+k-1``, ``q`` their sigma(q)): fills its
+    policy row, returns its action."""
+    edge_action, edge_child, edge_logit, edge_noise = edges.action, edges.child, edges.logit, edges.noise
+    has_only = False
+    all_barred = True
+    for j in range(k):
+        has_only = has_only or only[r, edge_action[e0 + j]]
+        all_barred = all_barred and barred[r, edge_action[e0 + j]]
+    if has_only:  # only these count, by the prior alone
         for j in range(k):
-            has_only = has_only or only[r, edge_action[e0 + j]]
-            all_barred = all_barred and barred[r, edge_action[e0 + j]]
-        if has_only:  # only these count, by the prior alone
-            for j in range(k):
-                q[j] = 0.0 if only[r, edge_action[e0 + j]] else -np.inf
-        elif not all_barred:
-            top_n = -1
-            for j in range(k):
-                if barred[r, edge_action[e0 + j]]:
-                    q[j] = -np.inf
-                else:
-                    ch = edge_child[e0 + j]
-                    top_n = max(top_n, visits[ch] if ch >= 0 else 0)
-        hi = -np.inf
+            q[j] = 0.0 if only[r, edge_action[e0 + j]] else -np.inf
+    elif not all_barred:
+        top_n = -1
         for j in range(k):
-            hi = max(hi, edge_logit[e0 + j] + q[j])
-        total = 0.0
-        for j in range(k):
-            total += math.exp(edge_logit[e0 + j] + q[j] - hi)
-        policy[r, :] = 0.0
-        best = -1
-        best_score = -np.inf
-        for j in range(k):
-            a = edge_action[e0 + j]
-            policy[r, a] = math.exp(edge_logit[e0 + j] + q[j] - hi) / total
-            ch = edge_child[e0 + j]
-            n = visits[ch] if ch >= 0 else 0
-            score = edge_gumbel[e0 + j] + edge_logit[e0 + j] + q[j]
-            if has_only:
-                eligible = only[r, a]
+            if barred[r, edge_action[e0 + j]]:
+                q[j] = -np.inf
             else:
-                eligible = n == top_n and (all_barred or not barred[r, a])
-            if eligible and (best < 0 or score > best_score):
-                best = a
-                best_score = score
-        chosen[r] = best
+                ch = edge_child[e0 + j]
+                top_n = max(top_n, visits[ch] if ch >= 0 else 0)
+    hi = -np.inf
+    for j in range(k):
+        hi = max(hi, edge_logit[e0 + j] + q[j])
+    total = 0.0
+    for j in range(k):
+        total += math.exp(edge_logit[e0 + j] + q[j] - hi)
+    policy[r, :] = 0.0
+    best = -1
+    best_score = -np.inf
+    for j in range(k):
+        a = edge_action[e0 + j]
+        policy[r, a] = math.exp(edge_logit[e0 + j] + q[j] - hi) / total
+        ch = edge_child[e0 + j]
+        n = visits[ch] if ch >= 0 else 0
+        score = edge_noise[e0 + j] + edge_logit[e0 + j] + q[j]
+        if has_only:
+            eligible = only[r, a]
+        else:
+            eligible = n == top_n and (all_barred or not barred[r, a])
+        if eligible and (best < 0 or score > best_score):
+            best = a
+            best_score = score
+    return best
 
 
 # --------------------------------------------------------------------------
@@ -594,7 +346,7 @@ class SearchResult:
     action: np.ndarray  # (B,) int64 the chosen action
     policy: np.ndarray  # (B, A) float32 the improved policy over the player actions
     value: np.ndarray  # (B, P) float64 the root's mean value per seat (absolute seats)
-    tree: Tree
+    tree: Tree  # the trees (of the first part, where several were in flight)
 
 
 class GumbelSearch:
@@ -608,148 +360,130 @@ class GumbelSearch:
 
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
                  gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
-                 maxvisit_init: float = 50.0, seed: int = 0, find_wins: bool = False,
-                 rollout_weight: float = 0.0, average_symmetries: bool = False, discount: float = 1.0,
-                 solve_budget: int = 0):
+                 maxvisit_init: float = 50.0, seed: int = 0, **options):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
-        for name, v in (("max_considered", max_considered), ("gumbel_scale", gumbel_scale), ("c_puct", c_puct),
-                        ("value_scale", value_scale), ("maxvisit_init", maxvisit_init),
-                        ("rollout_weight", rollout_weight), ("discount", discount),
-                        ("solve_budget", solve_budget)):
+        unknown = sorted(set(options) - set(SEARCH_SETTINGS))
+        if unknown:
+            raise TypeError(f"GumbelSearch got an unexpected keyword argument {unknown[0]!r}")
+        settings = dict(max_considered=max_considered, gumbel_scale=gumbel_scale, c_puct=c_puct,
+                        value_scale=value_scale, maxvisit_init=maxvisit_init, find_wins=False,
+                        rollout_weight=0.0, average_symmetries=False, discount=1.0, solve_budget=0,
+                        in_flight=1)
+        settings.update(options)
+        for name, v in settings.items():
             if not setting_allows(name, v):
                 raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
+            kind = SEARCH_SETTINGS[name][0]
+            setattr(self, name, kind(v))
         self.core = core
         self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
-        if average_symmetries:
-            symmetries = core.symmetries()
-            if len(symmetries) < 2:
-                raise ValueError(f"average_symmetries: {core.name} with options {core.options} declares no "
-                                 "board symmetries for its observations")
-            evaluate = SymmetricEvaluator(evaluate, symmetries)
-        self.evaluate = evaluate
+        self.evaluate = self._symmetric(evaluate) if self.average_symmetries else evaluate
         self.simulations = int(simulations)
-        self.max_considered = int(max_considered)
-        self.gumbel_scale = float(gumbel_scale)
-        self.c_puct = float(c_puct)
-        self.value_scale = float(value_scale)
-        self.maxvisit_init = float(maxvisit_init)
         self.seed = np.uint64(seed % (1 << 64))
-        self.find_wins = bool(find_wins)
-        self.rollout_weight = float(rollout_weight)
-        self.discount = float(discount)
-        self.solve_budget = int(solve_budget)
-        self.rollouts = Rollouts(self.search_core, self.seed) if self.rollout_weight > 0 else None
-        self._rollout_scale = np.ones(0)  # per root, set by each search that rolls out
+        self.plugins = self._plugins()
         self._table = considered_table(self.max_considered, self.simulations)
-        self._tree: Tree | None = None
-        #: seconds spent so far in the network, the core (step, mask, observe, state copies) and
-        #: the tree kernels; the rest of a search's time is its Python glue
+        self._trees: dict[int, Tree] = {}  # per part, kept for the next search
+        #: seconds spent so far in the network (waiting on it, where parts are in flight), the core
+        #: (step, mask, observe, state copies, plug-ins) and the tree kernels; the rest of a
+        #: search's time is its Python glue
         self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
 
-    def _children(self, st: BatchState, mask: np.ndarray | None = None):
-        """Every legal move of every row of ``st`` whose mover is a player, stepped as one batch:
-        (rows, actions, the children's states, each child's mover).  ``mask``: ``st``'s legal
-        actions, where the caller has them."""
-        core = self.search_core
-        if mask is None:
-            mask = core.legal_action_mask(st)
-        player = st.current_player != CHANCE_PLAYER
-        rows, acts = np.nonzero(mask[:, :self.core.num_actions] & player[:, None])
-        children = st.take(rows)
-        core.step(children, acts)
-        return rows, acts, children, st.current_player[rows].astype(np.int64)
+    def _symmetric(self, evaluate):
+        symmetries = self.core.symmetries()
+        if len(symmetries) < 2:
+            raise ValueError(f"average_symmetries: {self.core.name} with options {self.core.options} declares "
+                             "no board symmetries for its observations")
+        return SymmetricEvaluator(evaluate, symmetries)
 
-    def _wins_at_once(self, S: int, children):
-        """Per row of the ``S`` whose ``children`` (:meth:`_children`) are given, whether its
-        mover can end the game at once with the best reward a seat can get: (S,) bool, the (S, A)
-        bool mask of those actions and the (S, P) rewards of one of them."""
-        A, P = self.core.num_actions, self.search_core.num_players
-        wins = np.zeros((S, A), np.bool_)
-        rewards = np.zeros((S, P))
-        rows, acts, ch, mover = children
-        if rows.size:
-            win = ch.done & (ch.rewards[np.arange(rows.size), mover] >= self.search_core.reward_range[1])
-            wins[rows[win], acts[win]] = True
-            rewards[rows[win]] = ch.rewards[win]
-        return wins.any(axis=1), wins, rewards
+    def _plugins(self) -> list[Plugin]:
+        """The optional parts asked for, in the order they act."""
+        plugins: list[Plugin] = []
+        if self.find_wins:
+            plugins.append(WinsAtOnce(self.core, self.search_core, self.discount))
+        if self.rollout_weight > 0:
+            plugins.append(RolloutMix(self.search_core, self.seed, self.rollout_weight))
+        if self.solve_budget:
+            plugins.append(Proofs(self.core, self.search_core, self.solve_budget, self.discount))
+        return plugins
 
-    def _root_spread(self, root: BatchState, children) -> np.ndarray:
-        """(B,) the spread of the one-ply heuristics of each root's moves for its mover
-        (``children``: ``self._children(root)``): the scale of the rollouts' heuristic, as in the
-        MCTS baseline."""
-        rows, _, ch, mover = children
-        one_ply = self.rollouts.one_ply(ch, mover, rows, root.batch_size)
-        return np.ones(root.batch_size) if one_ply is None else one_ply[2]
+    @property
+    def rollouts(self):
+        """The rollouts mixed into the network's values, or None."""
+        return next((p.rollouts for p in self.plugins if isinstance(p, RolloutMix)), None)
 
-    def _mix_rollouts(self, tree: Tree, nodes: np.ndarray, st: BatchState, value: np.ndarray,
-                      rows: np.ndarray) -> None:
-        """Mix a rollout's value from each of ``nodes`` into the network's (``raw_value`` and
-        ``value[rows]``), clipped to the reward range."""
-        C = tree.nodes_per_row
-        salt = (nodes % C).astype(np.uint64)  # the node's place in its row's tree: batch-independent
-        played = self.rollouts.values(st.take(np.arange(st.batch_size)), salt,
-                                      self._rollout_scale[nodes // C])
-        w = self.rollout_weight
-        mixed = np.clip((1 - w) * tree.raw_value[nodes] + w * played, *self.search_core.reward_range)
-        tree.raw_value[nodes] = mixed
-        value[rows] = mixed
-
-    def _evaluate_new(self, tree: Tree, nodes: np.ndarray, st: BatchState, viewer: np.ndarray,
-                      value: np.ndarray, rows: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """Evaluate and expand ``nodes`` (their states ``st``, none finished, and their legal-action
-        mask where the caller has it); their values per absolute seat go into ``value[rows]``."""
-        core, clock = self.search_core, self.timings
-        t0 = time.perf_counter()
-        obs = core.observe(st, viewer)
-        if mask is None:
-            mask = core.legal_action_mask(st)
-        t1 = time.perf_counter()
-        logits, rel = self.evaluate(obs)
-        t2 = time.perf_counter()
-        _record_values(nodes, rows, np.ascontiguousarray(rel, np.float32), viewer, tree.raw_value, value)
-        start = tree.num_used_edges
-        counts = np.count_nonzero(mask, axis=1)
-        first = start + np.cumsum(counts) - counts  # each node's first edge
-        end = start + int(counts.sum())
-        tree.reserve_edges(end)
-        _expand(nodes, mask, np.ascontiguousarray(logits, np.float32), first, tree.first_edge, tree.num_edges,
-                tree.edge_action, tree.edge_child, tree.edge_logit)
-        np.exp(tree.edge_logit[start:end], out=tree.edge_prior[start:end])
-        _normalise(nodes, tree.first_edge, tree.num_edges, tree.edge_prior)
-        clock["core"] += t1 - t0
-        clock["network"] += t2 - t1
-        clock["tree"] += time.perf_counter() - t2
-        if self.rollouts is not None:
-            t3 = time.perf_counter()
-            self._mix_rollouts(tree, nodes, st, value, rows)
-            clock["core"] += time.perf_counter() - t3
-        chance = np.flatnonzero(st.current_player == CHANCE_PLAYER)
-        if chance.size:  # a chance node's edges are its outcomes: their probabilities, not a policy
-            probs = core.chance_probabilities(st.take(chance))
-            for k, n in enumerate(nodes[chance]):
-                e = slice(tree.first_edge[n], tree.first_edge[n] + tree.num_edges[n])
-                p = probs[k, tree.edge_action[e]]
-                tree.edge_prior[e] = p
-                with np.errstate(divide="ignore"):
-                    tree.edge_logit[e] = np.log(p)
-        tree.num_used_edges = end
-
+    # -- one search: a generator that yields observations and is sent the network's outputs --------
     def run(self, root: BatchState) -> SearchResult:
         """Search from every row of ``root`` (games in progress with a player to move; not changed)."""
-        core = self.search_core
-        core.check_state(root)
+        self.search_core.check_state(root)
         if root.done.any() or (root.current_player == CHANCE_PLAYER).any():
             bad = int(np.flatnonzero(root.done | (root.current_player == CHANCE_PLAYER))[0])
             raise ValueError(f"search: row {bad} is a finished game or a chance node; search rows where "
                              "a player is to move")
-        B = root.batch_size
-        P = core.num_players
-        C = self.simulations + 1
-        tree = self._tree
+        parts = [p for p in np.array_split(np.arange(root.batch_size), self.in_flight) if p.size]
+        if len(parts) == 1:
+            results = [self._drive(self._search(root, 0))]
+        else:
+            results = self._drive_in_flight([self._search(root.take(p), k) for k, p in enumerate(parts)])
+        if len(results) == 1:
+            return results[0]
+        return SearchResult(*(np.concatenate([getattr(r, f) for r in results]) for f in ("action", "policy", "value")),
+                            results[0].tree)
+
+    def _drive(self, search):
+        """Run one search generator to its end, evaluating what it asks for; its result."""
+        try:
+            request = next(search)
+            while True:
+                t0 = time.perf_counter()
+                answer = self.evaluate(request)
+                self.timings["network"] += time.perf_counter() - t0
+                request = search.send(answer)
+        except StopIteration as stop:
+            return stop.value
+
+    def _drive_in_flight(self, searches):
+        """Run the search generators of the parts side by side: the network (on a thread of its own)
+        evaluates one part's request while this thread works on the next part's; their results."""
+        results = [None] * len(searches)
+        with ThreadPoolExecutor(max_workers=1) as network:
+            pending = [(k, s, network.submit(self.evaluate, next(s))) for k, s in enumerate(searches)]
+            while pending:
+                k, search, answer = pending.pop(0)
+                t0 = time.perf_counter()
+                reply = answer.result()
+                self.timings["network"] += time.perf_counter() - t0
+                try:
+                    pending.append((k, search, network.submit(self.evaluate, search.send(reply))))
+                except StopIteration as stop:
+                    results[k] = stop.value
+        return results
+
+    def _search(self, root: BatchState, part: int):
+        """The search of ``root``'s rows (part ``part`` of the batch): yields each batch of
+        observations for the network, is sent its (logits, values), returns the SearchResult."""
+        run = self._start(root, part)
+        B, P = root.batch_size, self.search_core.num_players
+        value = np.zeros((B, P))
+        yield from self._evaluate(run, Leaves(run.tree.roots, root, np.arange(B)), value)
+        walk, kernel_args = self._prepare_roots(run, value)
+        for sim in range(self.simulations):
+            value = np.zeros((B, P))
+            leaves = self._descend(run, sim, walk, kernel_args)
+            if leaves.nodes.size:
+                yield from self._evaluate(run, leaves, value)
+            t0 = time.perf_counter()
+            backup(walk, value, run.tree.node_arrays(), self.discount, 0.0, 1)
+            self.timings["tree"] += time.perf_counter() - t0
+        return self._results(run)
+
+    def _start(self, root: BatchState, part: int) -> Run:
+        """A fresh tree for ``root`` (reusing the part's arrays: fresh pages cost more than the
+        search's writes to them) and the plug-ins' start."""
+        B, C, P = root.batch_size, self.simulations + 1, self.search_core.num_players
+        tree = self._trees.get(part)
         if tree is None or tree.node_count.shape[0] != B or type(tree.states) is not type(root):
-            # kept for the next search: fresh pages cost more than the search's writes to them
-            tree = self._tree = Tree.allocate(root, C, P, edges=max(64 * B, 1))
+            tree = self._trees[part] = Tree.allocate(root, C, P, edges=max(64 * B, 1))
         else:
             tree.states.put(tree.roots, root)
         roots = tree.roots
@@ -761,139 +495,119 @@ class GumbelSearch:
         tree.reward[roots] = 0.0
         tree.to_move[roots] = root.current_player
         tree.observer[roots] = root.current_player
-        value = np.zeros((B, P))
+        run = Run(root, tree)
         t0 = time.perf_counter()
-        # the roots' children, stepped once for both the rollouts' scale and the wins at once
-        root_children = self._children(root) if self.find_wins or self.rollouts is not None else None
-        if self.rollouts is not None:
-            self._rollout_scale = self._root_spread(root, root_children)
+        if any(p.wants_children for p in self.plugins):  # stepped once for all the plug-ins
+            run.children = children_of(self.search_core, self.core.num_actions, root)
+        for plugin in self.plugins:
+            plugin.start(run)
         self.timings["core"] += time.perf_counter() - t0
-        self._evaluate_new(tree, roots, root, root.current_player.astype(np.int64), value, np.arange(B))
+        return run
+
+    def _prepare_roots(self, run: Run, value: np.ndarray):
+        """After the roots' evaluation: their statistics, Gumbel draws and considered actions; the
+        walk's arrays and the selection's other arguments."""
+        tree, root = run.tree, run.root
+        B, C = root.batch_size, tree.nodes_per_row
+        roots = tree.roots
         tree.visits[roots] = 1
         tree.value_sum[roots] = value
         tree.reserve_edges(int(1.5 * tree.num_used_edges * C))  # one doubling at most, usually none
         # Gumbel noise on the roots' edges, a pure function of the game and the action
         n_root = int(tree.num_edges[roots].sum())
         rows = np.repeat(np.arange(B), tree.num_edges[roots])
-        tree.edge_gumbel[:n_root] = 0.0
+        tree.edge_noise[:n_root] = 0.0
         if self.gumbel_scale > 0 and n_root:
             u = uniform01(self.seed, root.seed[rows], root.ply[rows].astype(np.uint64),
                           tree.edge_action[:n_root].astype(np.uint64), np.uint64(_TAG_GUMBEL))
-            tree.edge_gumbel[:n_root] = -np.log(-np.log(np.maximum(u, 1e-300))) * self.gumbel_scale
-        M = self.max_considered
-        considered = np.zeros((B, M), np.int64)
+            tree.edge_noise[:n_root] = -np.log(-np.log(np.maximum(u, 1e-300))) * self.gumbel_scale
+        considered = np.zeros((B, self.max_considered), np.int64)
         n_considered = np.zeros(B, np.int64)
-        _consider(B, C, tree.first_edge, tree.num_edges, tree.edge_logit, tree.edge_gumbel, M, considered,
-                  n_considered)
+        consider(C, tree.first_edge, tree.num_edges, tree.edge_logit, tree.edge_noise, considered, n_considered)
         chance_key = hash_u64(self.seed, root.seed, root.ply.astype(np.uint64), np.uint64(_TAG_CHANCE))
-        leaf = np.zeros(B, np.int64)
-        is_new = np.zeros(B, np.bool_)
-        path = np.zeros((B, C), np.int64)
-        depth = np.zeros(B, np.int64)
-        q = np.zeros(core.num_actions, np.float64)  # scratch: a node has at most that many edges
-        q_blocks = np.zeros((num_blocks(B), core.num_actions))  # the same, per block of rows
-        nodes = Nodes(tree.node_count, tree.parent, tree.action, tree.to_move, tree.terminal, tree.visits,
-                      tree.value_sum, tree.reward, tree.raw_value, tree.first_edge, tree.num_edges)
-        roots_t = Roots(considered, n_considered, self._table, chance_key)
-        selection = Selection(self.c_puct, self.maxvisit_init, self.value_scale, self.discount)
-        walk = Walk(leaf, is_new, path, depth)
-        clock = self.timings
-        for sim in range(self.simulations):
-            t0 = time.perf_counter()
-            # rebuilt every wave: expanding nodes may grow the edge arrays
-            edges = Edges(tree.edge_action, tree.edge_child, tree.edge_prior, tree.edge_logit, tree.edge_gumbel)
-            _select(walk, nodes, edges, roots_t, selection, sim, C, q_blocks)
-            value = np.zeros((B, P))
-            new = leaf[is_new]
-            t1 = time.perf_counter()
-            clock["tree"] += t1 - t0
-            if new.size:
-                ch = tree.states.take(tree.parent[new])
-                core.step(ch, tree.action[new])
-                tree.states.put(new, ch)
-                clock["core"] += time.perf_counter() - t1
-                _record_children(new, ch.rewards, ch.done, ch.current_player, tree.parent, tree.reward,
-                                 tree.terminal, tree.to_move, tree.observer)
-                rows = np.flatnonzero(is_new)
-                if ch.done.any():  # finished games are valued by their rewards alone
-                    live = np.flatnonzero(~ch.done)
-                    ch, new, rows = ch.take(live), new[live], rows[live]
-                mask = None
-                if self.find_wins and new.size:  # a node whose mover wins at once counts as that win
-                    t3 = time.perf_counter()
-                    mask = core.legal_action_mask(ch)
-                    won, _, rewards = self._wins_at_once(ch.batch_size, self._children(ch, mask))
-                    clock["core"] += time.perf_counter() - t3
-                    tree.terminal[new[won]] = True
-                    after = _step_discounts(tree.to_move[tree.parent[new[won]]], self.discount)  # the win, a step later
-                    tree.reward[new[won]] += after[:, None] * rewards[won]
-                    if won.any():
-                        keep = np.flatnonzero(~won)
-                        ch, new, rows, mask = ch.take(keep), new[keep], rows[keep], mask[keep]
-                if new.size:
-                    self._evaluate_new(tree, new, ch, tree.observer[new].astype(np.int64), value, rows, mask)
-            t2 = time.perf_counter()
-            _backup(path, depth, value, tree.reward, tree.to_move, self.discount, tree.visits, tree.value_sum)
-            clock["tree"] += time.perf_counter() - t2
-        A = self.core.num_actions
-        only = np.zeros((B, A), np.bool_)  # a root with any plays one of these
-        barred = np.zeros((B, A), np.bool_)  # never played while another action is left
-        exact = np.zeros(B, np.bool_)  # roots whose value is known, in exact_value
-        exact_value = np.zeros((B, P))
-        if self.find_wins:  # a win at once is played; the policy is the prior over the wins
-            exact, only, exact_value = self._wins_at_once(B, root_children)
-        if self.solve_budget:
-            t0 = time.perf_counter()
-            self._proven(root, only, barred, exact, exact_value)
-            clock["core"] += time.perf_counter() - t0
+        walk = Walk(np.zeros(B, np.int64), np.zeros(B, np.bool_), np.zeros((B, C), np.int64),
+                    np.zeros(B, np.int64))
+        q = np.zeros((num_blocks(B), self.search_core.num_actions))  # scratch per block of rows
+        return walk, (Roots(considered, n_considered, self._table, chance_key),
+                      Selection(self.c_puct, self.maxvisit_init, self.value_scale, self.discount), q)
+
+    def _descend(self, run: Run, sim: int, walk: Walk, kernel_args) -> Leaves:
+        """Simulation ``sim`` of every row down to its leaf; the new leaves stepped and recorded;
+        those the network is to evaluate."""
+        tree, core, clock = run.tree, self.search_core, self.timings
+        roots, selection, q = kernel_args
+        t0 = time.perf_counter()
+        _select(walk, tree.node_arrays(), tree.edge_arrays(), roots, selection, sim, tree.nodes_per_row, q)
+        new = walk.leaf[walk.is_new]
+        t1 = time.perf_counter()
+        clock["tree"] += t1 - t0
+        if new.size == 0:
+            return Leaves(new, run.root.take(new), new)
+        ch = tree.states.take(tree.parent[new])
+        core.step(ch, tree.action[new])
+        tree.states.put(new, ch)
+        _record_children(new, ch.rewards, ch.done, ch.current_player, tree.parent, tree.reward, tree.terminal,
+                         tree.to_move, tree.observer)
+        leaves = Leaves(new, ch, np.flatnonzero(walk.is_new))
+        if ch.done.any():  # finished games are valued by their rewards alone
+            leaves = leaves.keep(np.flatnonzero(~ch.done))
+        for plugin in self.plugins:
+            if leaves.nodes.size:
+                leaves = plugin.screen(run, leaves)
+        clock["core"] += time.perf_counter() - t1
+        return leaves
+
+    def _evaluate(self, run: Run, leaves: Leaves, value: np.ndarray):
+        """Evaluate and expand ``leaves`` (none finished; a generator: it yields their observations
+        and is sent the network's answer); their values per absolute seat go into ``value``."""
+        core, clock, tree = self.search_core, self.timings, run.tree
+        nodes, st = leaves.nodes, leaves.states
+        t0 = time.perf_counter()
+        viewer = tree.observer[nodes].astype(np.int64)
+        obs = core.observe(st, viewer)
+        mask = core.legal_action_mask(st) if leaves.mask is None else leaves.mask
+        clock["core"] += time.perf_counter() - t0
+        logits, relative = yield obs
+        t1 = time.perf_counter()
+        _record_values(nodes, leaves.rows, np.ascontiguousarray(relative, np.float32), viewer, tree.raw_value,
+                       value)
+        tree.add_edges(nodes, mask)
+        _set_priors(nodes, np.ascontiguousarray(logits, np.float32), tree.first_edge, tree.num_edges,
+                    tree.edge_action, tree.edge_logit, tree.edge_prior)
+        t2 = time.perf_counter()
+        clock["tree"] += t2 - t1
+        for plugin in self.plugins:
+            plugin.mix(run, nodes, st, value, leaves.rows)
+        chance = np.flatnonzero(st.current_player == CHANCE_PLAYER)
+        if chance.size:  # a chance node's edges are its outcomes: their probabilities, not a policy
+            probs = core.chance_probabilities(st.take(chance))
+            for k, n in enumerate(nodes[chance]):
+                e = tree.edges(n)
+                p = probs[k, tree.edge_action[e]]
+                tree.edge_prior[e] = p
+                with np.errstate(divide="ignore"):
+                    tree.edge_logit[e] = np.log(p)
+        clock["core"] += time.perf_counter() - t2
+
+    def _results(self, run: Run) -> SearchResult:
+        """The roots' actions, improved policies and values, after the plug-ins' decisions."""
+        tree, B = run.tree, run.root.batch_size
+        A, P = self.core.num_actions, self.search_core.num_players
+        decision = Decision.none(B, A, P)
+        t0 = time.perf_counter()
+        for plugin in self.plugins:
+            plugin.finish(run, decision)
+        t1 = time.perf_counter()
+        self.timings["core"] += t1 - t0
         policy = np.zeros((B, A), np.float32)
         chosen = np.zeros(B, np.int64)
-        _root_results(C, tree.to_move, tree.first_edge, tree.num_edges, tree.edge_action, tree.edge_child,
-                      tree.edge_prior, tree.edge_logit, tree.edge_gumbel, tree.visits, tree.value_sum,
-                      tree.raw_value, self.maxvisit_init, self.value_scale, only, barred, policy, chosen,
-                      np.zeros(core.num_actions, np.int64), q)
+        scratch = np.zeros(self.search_core.num_actions, np.int64)
+        _root_results(tree.nodes_per_row, tree.node_arrays(), tree.edge_arrays(),
+                      Selection(self.c_puct, self.maxvisit_init, self.value_scale, self.discount),
+                      decision.only, decision.barred, policy, chosen, scratch,
+                      np.zeros(self.search_core.num_actions))
+        roots = tree.roots
         root_value = tree.value_sum[roots] / tree.visits[roots][:, None]
-        root_value[exact] = exact_value[exact]
+        root_value[decision.exact] = decision.exact_value[decision.exact]
+        self.timings["tree"] += time.perf_counter() - t1
         return SearchResult(chosen, policy, root_value, tree)
-
-    def _proven(self, root: BatchState, only: np.ndarray, barred: np.ndarray, exact: np.ndarray,
-                exact_value: np.ndarray) -> None:
-        """What an exhaustive search of ``solve_budget`` positions per root proves
-        (:func:`~yyenvs.agents.solver.prove`), written into the arrays of :meth:`run`: a root
-        with a proven win, or with every move proven, plays its best proven moves (``only``;
-        where every move loses, those of least chance against uniform opponents by
-        :func:`~yyenvs.agents.solver.loss_odds`, then the
-        longest) and is valued by them (``exact``); elsewhere the moves proven to lose are
-        ``barred``.
-        Roots that already have wins at once keep them."""
-        A = self.core.num_actions
-        low, top = self.search_core.reward_range
-        open_rows = np.flatnonzero(~exact)  # a root that wins at once needs no proof
-        if open_rows.size == 0:
-            return
-        roots = root.take(open_rows)
-        proof = prove(self.search_core, roots, self.solve_budget)
-        mover = roots.current_player.astype(np.int64)
-        legal = proof.legal[:, :A]
-        known = proof.known[:, :A]
-        mine = proof.result[np.arange(open_rows.size), :A, mover]  # each action's proven result for the mover
-        plies = proof.plies[:, :A]
-        for i, r in enumerate(open_rows):
-            k = known[i]
-            wins = k & (mine[i] >= top)
-            if wins.any():  # all of the shortest length: a proof stops at the level of its first win
-                best = wins
-            elif not (legal[i] & ~k).any():
-                v = mine[i][legal[i]].max()  # the best result, then the longest game to it
-                best = legal[i] & (mine[i] == v)
-                if v <= low:  # lost whatever it plays: first the moves an erring opponent least often wins after
-                    chance = loss_odds(self.search_core, roots.take([i]), self.solve_budget).chance[:A]
-                    best &= chance <= chance[best].min() + 1e-12  # equal up to rounding
-                best &= plies[i] == plies[i][best].max()
-            else:
-                barred[r] = k & (mine[i] <= low)
-                continue
-            only[r] = best
-            exact[r] = True
-            a = int(np.flatnonzero(best)[0])  # equal results and lengths: any one gives the value
-            exact_value[r] = proof.result[i, a] * self.discount ** (plies[i, a] - 1)
