@@ -12,7 +12,8 @@ import pytest
 
 from tests.agents.chance_toy import FACES, PROBS, DiceRaceCore
 from tests.agents.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
-from yyenvs.agents.gumbel import GumbelSearch, considered_visits
+from yyenvs.agents.gumbel import GumbelSearch
+from yyenvs.agents.search.seq_halving import considered_visits
 from yyenvs.core.contract import CHANCE_PLAYER
 from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
@@ -197,15 +198,17 @@ def test_discount_counts_a_players_step_and_not_a_chance_outcome():
         r = GumbelSearch(core, confident, simulations=1, gumbel_scale=0.0, discount=d).run(state)
         # the root's own value and one child, where the other seat moves: d x (-0.5) for the root's mover
         np.testing.assert_allclose(r.value[:, 0], (0.5 - 0.5 * d) / 2)
-    from yyenvs.agents.gumbel import _backup
+    from yyenvs.agents.search.backup import backup
+    from yyenvs.agents.search.tree import Nodes, Walk
     path = np.array([[0, 1, 2]])
     reward = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, -1.0]])
     value_sum, visits = np.zeros((3, 2)), np.zeros(3, np.int32)
     # node 1 is a player's, then a chance node: the step from it into node 2 is discounted, then not
     for to_move, leaf in (([0, 1, 0], 1.0 + 0.5 * 0.25), ([0, CHANCE_PLAYER, 0], 1.0 + 0.25)):
         value_sum[:], visits[:] = 0.0, 0
-        _backup(path, np.array([3]), np.array([[0.25, -0.25]]), reward, np.array(to_move, np.int8), 0.5,
-                visits, value_sum)
+        nodes = Nodes(np.ones(1, np.int64), None, None, np.array(to_move, np.int8), None, visits, value_sum,
+                      reward, None, None, None)
+        backup(Walk(np.zeros(1, np.int64), np.zeros(1, np.bool_), path, np.array([3])), np.array([[0.25, -0.25]]), nodes, 0.5, 0.0, 1)
         # node 1: no reward, then node 2's value after seat 0's step; the root: its child's value
         np.testing.assert_allclose(value_sum[:, 0], [0.5 * leaf, 0.5 * leaf, leaf])
         np.testing.assert_allclose(value_sum[:, 1], -value_sum[:, 0])
@@ -250,7 +253,8 @@ def test_rollouts_mix_into_the_leaf_values(game):
     search = GumbelSearch(core, hopeful, simulations=16, max_considered=4, seed=3, rollout_weight=w)
     t = search.run(state).tree
     C = t.nodes_per_row
-    scale = search._rollout_scale
+    from yyenvs.agents.search.plugins import children_of, root_spread
+    scale = root_spread(search.rollouts, state, children_of(search.search_core, core.num_actions, state))
     assert scale.shape == (state.batch_size,) and (scale > 0).all() and np.isfinite(scale).all()
     rollouts = Rollouts(search.search_core, search.seed)
     lo, hi = core.reward_range
@@ -360,28 +364,44 @@ def test_search_never_reads_the_games_stream():
 
 
 
-# -- threads ------------------------------------------------------------------------------------
+# -- threads and parts in flight -----------------------------------------------------------------
+def row_network(core):
+    """A stub network whose answer for a row depends on that row alone, bit for bit (whatever the
+    batch's size or order, unlike a matrix product): logits and values from each observation's
+    sum, which numpy reduces row by row."""
+    A, P = core.num_actions, core.num_players
+
+    def evaluate(obs):
+        total = obs.reshape(obs.shape[0], -1).astype(np.float64).sum(axis=1)
+        logits = np.cos(np.outer(total, 0.37 * np.arange(1, A + 1)))
+        values = np.tanh(np.outer(np.sin(total), np.linspace(1.0, -1.0, P)))
+        return logits.astype(np.float32), values.astype(np.float32)
+    return evaluate
+
+
 @pytest.mark.parametrize("game, options, settings", [
     ("koi", {}, {}), ("yoxii", {}, {"find_wins": True}), ("yinyang", {"num_players": 3}, {}),
-    ("koi", {"board_size": 9, "directions": 8, "win_fry": 14}, {"discount": 0.97})])
-def test_search_is_the_same_on_any_number_of_threads(game, options, settings):
-    """The tree kernels run rows (and nodes) on numba's threads: serial, parallel on one thread and
-    parallel on two give the same search, move for move and bit for bit."""
+    ("koi", {"board_size": 9, "directions": 8, "win_fry": 14}, {"discount": 0.97}),
+    ("yinyang", {"num_players": 2}, {"rollout_weight": 0.3, "find_wins": True})])
+def test_search_is_the_same_on_any_number_of_threads_and_parts_in_flight(game, options, settings):
+    """The tree kernels run rows (and nodes) on numba's threads, and the batch may be searched as
+    parts in flight (the network evaluating one while the CPU works on another): serial, parallel
+    on one thread and on two, whole or in two or three parts, give the same search, bit for bit."""
     import numba
 
-    from yyenvs.agents.search_network import NetworkEvaluator
     from yyenvs.core import kernels
     core = make_core(game, **options)
-    evaluate = NetworkEvaluator(random_network(core, 5))
     state = random_positions(core, np.arange(160), np.arange(160) % 7)
     state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
-    assert state.batch_size > 64  # past the kernels' parallel threshold
+    assert state.batch_size > 2 * 64  # past the kernels' parallel threshold, in two parts too
+    two = min(2, numba.config.NUMBA_NUM_THREADS)
     results = []
     try:
-        for mode, threads in (("serial", 1), ("parallel", 1), ("parallel", min(2, numba.config.NUMBA_NUM_THREADS))):
+        for mode, threads, parts in (("serial", 1, 1), ("parallel", 1, 1), ("parallel", two, 1),
+                                     ("parallel", two, 2), ("serial", 1, 3)):
             kernels.set_parallel(mode)
             numba.set_num_threads(threads)
-            r = GumbelSearch(core, evaluate, 12, seed=3, **settings).run(state)
+            r = GumbelSearch(core, row_network(core), 12, seed=3, in_flight=parts, **settings).run(state)
             results.append((r.action, r.policy, r.value))
     finally:
         kernels.set_parallel("auto")
@@ -389,3 +409,41 @@ def test_search_is_the_same_on_any_number_of_threads(game, options, settings):
     for other in results[1:]:
         for a, b in zip(results[0], other):
             np.testing.assert_array_equal(a, b)
+
+
+def test_parts_in_flight_overlap_the_network_and_the_cpu():
+    """With two parts in flight, one part's network call is under way while the other part's
+    search goes on: the calls come from a thread of their own, and a slow network's waits overlap."""
+    import threading
+    import time
+
+    core = make_core("koi")
+    state = random_positions(core, np.arange(8), np.arange(8) % 5)
+    inner = row_network(core)
+    callers, busy, overlaps = set(), [0], [0]
+
+    def slow(obs):
+        callers.add(threading.get_ident())
+        busy[0] += 1
+        overlaps[0] += busy[0] > 1
+        time.sleep(0.002)
+        busy[0] -= 1
+        return inner(obs)
+    whole = GumbelSearch(core, slow, 8, seed=1).run(state)
+    assert callers == {threading.get_ident()}
+    callers.clear()
+    search = GumbelSearch(core, slow, 8, seed=1, in_flight=2)
+    descend, during = search._descend, [0]
+
+    def watched(*args):  # a part's simulation, counted when the network is busy with the other's
+        during[0] += busy[0] > 0
+        return descend(*args)
+    search._descend = watched
+    halves = search.run(state)
+    assert callers and threading.get_ident() not in callers
+    assert overlaps[0] == 0  # one network call at a time
+    assert during[0] >= 4, during  # of 16 simulations (8 per part)
+    np.testing.assert_array_equal(whole.policy, halves.policy)
+    for bad in (0, 9, 1.5):
+        with pytest.raises(ValueError, match="in_flight must be an integer from 1 to 8"):
+            GumbelSearch(core, slow, in_flight=bad)

@@ -239,7 +239,9 @@ def check_tree(core, tree, sims, wave):
         count = int(tree.node_count[r])
         assert 1 < count <= C
         nodes = root + np.arange(count)
-        assert tree.expanded[nodes].all() and not tree.expanded[root + count:root + C].any()
+        # every node made is expanded: its edges exist (none where the game is over), and no other
+        assert ((tree.num_edges[nodes] > 0) | tree.terminal[nodes]).all()
+        assert not tree.num_edges[root + count:root + C].any()
         assert tree.visits[root] == sims
         assert tree.parent[root] == -1 and (tree.parent[nodes[1:]] >= root).all()
         mask = core.legal_action_mask(tree.states.take(nodes))
@@ -414,3 +416,30 @@ def test_explicit_core_given_chance_rows_refuses_them_by_name():
     rest = state.take([1, 2])  # the players' rows alone are searched
     a = MCTSAgent(core, seed=0, simulations=16).act(rest, core.legal_action_mask(rest))
     assert a[0] in (WALK, ROLL) and a[1] in (WALK, ROLL)
+
+
+@pytest.mark.parametrize("game, options", [("yoxii", {}), ("yinyang", {"num_players": 3})])
+def test_search_is_the_same_on_any_number_of_threads(game, options):
+    """Selection and backup run each row's tree on numba's threads: serial, parallel on one thread
+    and on two give the same trees, bit for bit."""
+    import numba
+
+    from yyenvs.core import kernels
+    core = make_core(game, **options)
+    state = random_positions(core, np.arange(80), np.arange(80) % 5)
+    state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
+    assert state.batch_size > 64  # past the kernels' parallel threshold
+    trees = []
+    try:
+        for mode, threads in (("serial", 1), ("parallel", 1), ("parallel", min(2, numba.config.NUMBA_NUM_THREADS))):
+            kernels.set_parallel(mode)
+            numba.set_num_threads(threads)
+            agent = MCTSAgent(core, seed=4, simulations=24)
+            tree = agent.search(state)
+            trees.append((agent.best_actions(tree), tree.visits, tree.value_sum, tree.edge_child[:tree.num_used_edges]))
+    finally:
+        kernels.set_parallel("auto")
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for other in trees[1:]:
+        for a, b in zip(trees[0], other):
+            np.testing.assert_array_equal(a, b)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import yyenvs.agents.gumbel as gumbel
+import yyenvs.agents.search.plugins as plugins
 import yyenvs.agents.solver as solver
 from tests.agents.chance_toy import DiceRaceCore
 from yyenvs.agents import make_agent
@@ -368,7 +368,7 @@ def test_solve_budget_holds_out_longest_among_moves_of_equal_chance(monkeypatch)
     roots, known, result, plies = _positions_with(
         core, lambda k, mine, legal, plies: (k == legal).all() and (mine[legal] <= -1).all()
         and np.unique(plies[legal]).size > 1, plies=13)
-    monkeypatch.setattr(gumbel, "loss_odds", lambda core, root, budget: solver.LossOdds(
+    monkeypatch.setattr(plugins, "loss_odds", lambda core, root, budget: solver.LossOdds(
         np.zeros(core.legal_action_mask(root).shape[1]), 0, 0, 0))
     for r in range(min(roots.batch_size, 4)):
         s = roots.take([r])

@@ -118,6 +118,10 @@ SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (in
                    "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1),
                    "discount": (float, 0.0, 1.0), "solve_budget": (int, 0, MAX_SOLVE_BUDGET),
                    "in_flight": (int, 1, MAX_IN_FLIGHT)}
+#: each setting's value where a search is not given it
+SEARCH_DEFAULTS = {"gumbel_scale": 1.0, "max_considered": 16, "c_puct": 1.25, "value_scale": 0.1,
+                   "maxvisit_init": 50.0, "find_wins": False, "rollout_weight": 0.0, "average_symmetries": False,
+                   "discount": 1.0, "solve_budget": 0, "in_flight": 1}
 
 
 def setting_allows(name: str, value) -> bool:
@@ -165,10 +169,7 @@ def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
     """Simulation ``sim`` of rows lo..hi-1: from the root (sequential halving over its considered
     edges) down by PUCT, through chance nodes by their probabilities, to an edge no
     simulation has taken (its new child is the leaf) or to a finished game."""
-    node_count, parent, action, to_move, terminal = (nodes.node_count, nodes.parent, nodes.action,
-                                                     nodes.to_move, nodes.terminal)
-    visits, value_sum, reward, first_edge, num_edges = (nodes.visits, nodes.value_sum, nodes.reward,
-                                                        nodes.first_edge, nodes.num_edges)
+    node_count, parent, action, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
     edge_action, edge_child, edge_prior, edge_logit, edge_noise = edges
     considered, n_considered, table, chance_key = roots
     c_puct, maxvisit_init, value_scale, discount = selection
@@ -190,8 +191,8 @@ def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
                 e = sample_edge(edge_prior, e0, e0 + num_edges[node],
                                 uniform3(chance_key[r], np.uint64(sim), np.uint64(d)))
             else:
-                e = puct_edge(node, to_move[node], first_edge, num_edges, edge_child, edge_prior, visits,
-                              value_sum, reward, c_puct, step_discount(to_move[parent[node]], discount))
+                e = puct_edge(node, to_move[node], nodes, edges, c_puct,
+                              step_discount(to_move[parent[node]], discount))
             ch = edge_child[e]
             new = ch < 0
             if new:  # a new node, the leaf
@@ -355,23 +356,17 @@ class GumbelSearch:
     ``evaluate(obs) -> (logits (S, A), values (S, P))`` is the network (see
     :class:`~yyenvs.agents.search_network.NetworkEvaluator`): logits of the
     ``core.num_actions`` player actions and values relative to the observing
-    seat.  ``seed`` salts the Gumbel and chance draws.
+    seat.  ``seed`` salts the Gumbel and chance draws.  The other settings are
+    keywords, those of :data:`SEARCH_SETTINGS` (defaults in :data:`SEARCH_DEFAULTS`).
     """
 
-    def __init__(self, core: GameCore, evaluate, simulations: int = 32, max_considered: int = 16,
-                 gumbel_scale: float = 1.0, c_puct: float = 1.25, value_scale: float = 0.1,
-                 maxvisit_init: float = 50.0, seed: int = 0, **options):
+    def __init__(self, core: GameCore, evaluate, simulations: int = 32, seed: int = 0, **settings):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
-        unknown = sorted(set(options) - set(SEARCH_SETTINGS))
+        unknown = sorted(set(settings) - set(SEARCH_SETTINGS))
         if unknown:
             raise TypeError(f"GumbelSearch got an unexpected keyword argument {unknown[0]!r}")
-        settings = dict(max_considered=max_considered, gumbel_scale=gumbel_scale, c_puct=c_puct,
-                        value_scale=value_scale, maxvisit_init=maxvisit_init, find_wins=False,
-                        rollout_weight=0.0, average_symmetries=False, discount=1.0, solve_budget=0,
-                        in_flight=1)
-        settings.update(options)
-        for name, v in settings.items():
+        for name, v in {**SEARCH_DEFAULTS, **settings}.items():
             if not setting_allows(name, v):
                 raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
             kind = SEARCH_SETTINGS[name][0]

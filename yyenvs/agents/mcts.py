@@ -7,16 +7,12 @@ the batch size.
 
 The search (per row, per ``act``):
 
-* **Tree.**  A :class:`SearchTree`: flat numpy arrays allocated once per
-  search.  Node ``n`` of row ``r`` lives at ``r * C + n`` (``C`` =
-  simulations + 1: each simulation adds at most one node, so the node arrays
-  have a fixed size); it holds its parent, the action from it, the player to
-  move (or the chance flag), its visit count and its value sum *per player*,
-  the rewards of the step into it and the range of its edges.  The edges of a
-  node (one per legal action or chance outcome) are made when the node is
-  expanded, in a shared pool; an edge's child node exists once a simulation
-  has gone through it.  Node states are one :class:`BatchState` of ``B * C``
-  rows.  Selection and backup are numba kernels over the whole batch.
+* **Tree.**  A :class:`SearchTree`: the layout the Gumbel search shares
+  (:class:`~yyenvs.agents.search.tree.Tree`), allocated once per search, with
+  float32 statistics.  Each node's edges (one per legal action or chance
+  outcome) are made when the node is expanded; an edge's child node exists
+  once a simulation has gone through it.  Selection and backup are numba
+  kernels over the whole batch, each row's tree in parallel.
 * **Selection.**  PUCT: ``Q + c_uct * prior * sqrt(N) / (1 + n)``, where
   ``Q`` is the mean value for the player to move, and the prior is a softmax
   of the one-ply ``core.heuristic`` of each child for that player (z-scored
@@ -54,13 +50,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from yyenvs.agents.base import Agent
 from yyenvs.agents.rollout import Rollouts
+from yyenvs.agents.search.action_selection import sample_edge, uct_edge
+from yyenvs.agents.search.backup import backup
+from yyenvs.agents.search.tree import Tree, Walk, add_child
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
 DEFAULT_SIMULATIONS = 100
@@ -69,188 +70,76 @@ DEFAULT_SIMULATIONS = 100
 MAX_SIMULATIONS = 1_000_000
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: the search's settings besides its simulations, with their defaults (see :class:`MCTSAgent`)
+SETTINGS = {"rollout": "greedy", "c_uct": 1.4, "max_rollout_steps": 4, "prior": "heuristic", "prior_beta": 1.0,
+            "wave": 8, "value_scale": None}
+
 #: random-number tags (one stream per use)
 #: (5 and 6 are the rollouts' streams, see yyenvs.agents.rollout)
 _TAG_ROOT, _TAG_DECISION, _TAG_TREE_CHANCE, _TAG_EDGE = 1, 3, 8, 77
 
 
 # --------------------------------------------------------------------------
-# the tree
+# the tree and its kernels
 # --------------------------------------------------------------------------
 @dataclasses.dataclass
-class SearchTree:
-    """The search trees of a batch of roots, in flat arrays.
+class SearchTree(Tree):
+    """A batch of search trees (:class:`~yyenvs.agents.search.tree.Tree`, float32 statistics)
+    with, per edge of the roots (the first edges of the pool), the mover's reward if the action
+    wins the game at once, else -inf."""
 
-    Row ``r``'s tree owns nodes ``r * nodes_per_row`` to ``r * nodes_per_row
-    + node_count[r] - 1``, its root first.  Node ``n``'s edges are ``first_edge[n]``
-    to ``first_edge[n] + num_edges[n] - 1``; edge ``e`` is action
-    ``edge_action[e]`` and leads to node ``edge_child[e]`` (-1 until a
-    simulation first takes it).  ``value_sum[n, p] / visits[n]`` is node n's
-    mean return for player p, counted from the step into n (whose rewards,
-    ``reward[n]``, are part of it).
-    """
-
-    nodes_per_row: int
-    node_count: np.ndarray  # (B,) int64 nodes used by each row's tree
-    # -- per node (B * nodes_per_row) --
-    parent: np.ndarray  # int64, -1 at a root
-    action: np.ndarray  # int64 the action (or chance outcome) from the parent, -1 at a root
-    to_move: np.ndarray  # int8 player to move, CHANCE_PLAYER at a chance node
-    is_chance: np.ndarray  # bool the node waits for a chance outcome
-    expanded: np.ndarray  # bool its state and edges exist
-    terminal: np.ndarray  # bool the game is over (or truncated) there
-    reward: np.ndarray  # (N, P) float64 rewards of the step into the node
-    visits: np.ndarray  # int32 simulations through the node
-    value_sum: np.ndarray  # (N, P) float32 their returns, per player
-    first_edge: np.ndarray  # int64
-    num_edges: np.ndarray  # int32
-    states: BatchState  # (N rows) the game state of each expanded node
-    # -- per edge (a pool, grown as nodes are expanded) --
-    edge_action: np.ndarray  # int32
-    edge_child: np.ndarray  # int64, -1 until visited
-    edge_prior: np.ndarray  # float32 PUCT prior, or the outcome's probability at a chance node
-    edge_noise: np.ndarray  # float32 per-game tie-break
-    num_used_edges: int = 0
-    #: per edge of the roots (the first edges of the pool): the mover's reward if
-    #: the action wins the game at once, else -inf
     root_edge_win: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
 
-    @classmethod
-    def allocate(cls, root: BatchState, nodes_per_row: int, num_players: int,
-                 edge_capacity: int) -> SearchTree:
-        B = root.batch_size
-        N = B * nodes_per_row
-        return cls(
-            nodes_per_row=nodes_per_row, node_count=np.ones(B, np.int64),
-            parent=np.full(N, -1, np.int64), action=np.full(N, -1, np.int64),
-            to_move=np.zeros(N, np.int8), is_chance=np.zeros(N, np.bool_),
-            expanded=np.zeros(N, np.bool_), terminal=np.zeros(N, np.bool_),
-            reward=np.zeros((N, num_players), np.float64), visits=np.zeros(N, np.int32),
-            value_sum=np.zeros((N, num_players), np.float32),
-            first_edge=np.zeros(N, np.int64), num_edges=np.zeros(N, np.int32),
-            states=root.take(np.repeat(np.arange(B), nodes_per_row)),
-            edge_action=np.zeros(edge_capacity, np.int32),
-            edge_child=np.full(edge_capacity, -1, np.int64),
-            edge_prior=np.zeros(edge_capacity, np.float32),
-            edge_noise=np.zeros(edge_capacity, np.float32))
 
-    @property
-    def roots(self) -> np.ndarray:
-        return np.arange(self.node_count.shape[0]) * self.nodes_per_row
-
-    def edges(self, node: int) -> slice:
-        """The edges of ``node`` (a slice of the edge arrays)."""
-        e0 = int(self.first_edge[node])
-        return slice(e0, e0 + int(self.num_edges[node]))
-
-    def reserve_edges(self, size: int) -> None:
-        """Room for ``size`` edges (the pool doubles when full)."""
-        cap = self.edge_action.shape[0]
-        if size <= cap:
-            return
-        new = max(size, 2 * cap)
-        for name, fill in (("edge_action", 0), ("edge_child", -1), ("edge_prior", 0), ("edge_noise", 0)):
-            old = getattr(self, name)
-            grown = np.full(new, fill, old.dtype)
-            grown[:cap] = old
-            setattr(self, name, grown)
+#: what the selection reads besides the tree: its nodes per row, simulations per row (one wave),
+#: the seed of its chance draws, the exploration constant, PUCT (else UCT) and the longest path
+UCT = namedtuple("UCT", "nodes_per_row sims_per_row chance_seed c_uct puct max_depth")
 
 
-# --------------------------------------------------------------------------
-# tree kernels
-# --------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _sample_edge(edge_prior, e0, e1, u):
-    """The edge of ``e0..e1-1`` drawn with probability ``edge_prior`` (normalised) from ``u``."""
-    total = 0.0
-    for e in range(e0, e1):
-        total += edge_prior[e]
-    x = u * total
-    acc = 0.0
-    for e in range(e0, e1):
-        acc += edge_prior[e]
-        if acc > x and edge_prior[e] > 0:
-            return e
-    for e in range(e1 - 1, e0 - 1, -1):  # rounding: the last possible outcome
-        if edge_prior[e] > 0:
-            return e
-    return e1 - 1
-
-
-@njit(cache=True, inline="always")
-def _best_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum, player, c_uct, puct):
-    """PUCT (or UCT) choice among node n's edges for ``player``."""
-    total = 0
-    for e in range(e0, e1):
-        ch = edge_child[e]
-        if ch >= 0:
-            total += visits[ch]
-    total = max(total, 1)
-    sq = math.sqrt(total)
-    lg = math.log(total)
-    best = e0
-    bestv = -1e300
-    for e in range(e0, e1):
-        ch = edge_child[e]
-        k = 0
-        w = 0.0
-        if ch >= 0:
-            k = visits[ch]
-            w = value_sum[ch, player]
-        if puct:
-            q = w / k if k > 0 else 0.0
-            v = q + c_uct * edge_prior[e] * sq / (1.0 + k) + 1e-9 * edge_noise[e]
-        elif k == 0:
-            v = 1e9 + edge_noise[e]
-        else:
-            v = w / k + c_uct * math.sqrt(lg / k)
-        if v > bestv:
-            bestv = v
-            best = e
-    return best
+@batch_kernel(parallel_min_batch=64)
+def _select(walk, nodes, edges, settings, sim_key):
+    """A wave of ``settings.sims_per_row`` simulations of every row, in blocks of rows (each row's
+    tree is its own); simulation ``s`` (``r * sims_per_row + w``) of row r into ``walk[s]``."""
+    nb = nodes.node_count.shape[0]
+    for k in prange(num_blocks(nb)):
+        lo, hi = block_rows(k, nb)
+        _select_rows(walk, nodes, edges, settings, sim_key, lo, hi)
 
 
 @njit(cache=True)
-def _select(sims_per_row, nodes_per_row, node_count, parent, action, to_move, is_chance, expanded,
-            terminal, visits, value_sum, first_edge, num_edges, edge_action, edge_child, edge_prior,
-            edge_noise, agent_seed, sim_key, c_uct, puct, leaf, is_new, path, depth):
-    """Select ``sims_per_row`` leaves per row (virtual loss between them); allocate new nodes.
-
-    Simulation ``s`` (``r * sims_per_row + w``) goes down from row r's root;
-    its path (the nodes after the root) is ``path[s, :depth[s]]``, its leaf
-    ``leaf[s]``, new (to be stepped and expanded) when ``is_new[s]``.  At a
-    chance node it samples an outcome from ``sim_key[s]`` and the depth.
-    """
-    B = node_count.shape[0]
-    max_depth = path.shape[1]
-    for r in range(B):
+def _select_rows(walk, nodes, edges, settings, sim_key, lo, hi):
+    """The wave of rows lo..hi-1: each simulation goes down from its row's root by
+    :func:`~yyenvs.agents.search.action_selection.uct_edge` (the simulations before it in the
+    wave count as visits that lost: the virtual loss, undone by the backup), samples an outcome at
+    a chance node (from ``sim_key[s]`` and the depth), and stops at a new node, a finished game or
+    an unexpanded node (made earlier in the wave)."""
+    node_count, parent, action, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
+    edge_action, edge_child, edge_prior, _, edge_noise = edges
+    C, sims_per_row, chance_seed, c_uct, puct, max_depth = settings
+    leaf, is_new, path, depth = walk
+    for r in range(lo, hi):
         for w in range(sims_per_row):
             s = r * sims_per_row + w
-            n = r * nodes_per_row
+            n = r * C
             visits[n] += 1
-            d = 0
+            path[s, 0] = n
+            d = 1
             new = False
-            while not (terminal[n] or not expanded[n] or num_edges[n] == 0 or d >= max_depth):
+            while not (terminal[n] or num_edges[n] == 0 or d > max_depth):
                 e0 = first_edge[n]
                 e1 = e0 + num_edges[n]
                 player = to_move[n]
-                if is_chance[n]:
-                    e = _sample_edge(edge_prior, e0, e1,
-                                     uniform3(agent_seed, sim_key[s], np.uint64(d)))
+                if player == CHANCE_PLAYER:
+                    e = sample_edge(edge_prior, e0, e1, uniform3(chance_seed, sim_key[s], np.uint64(d - 1)))
                 else:
-                    e = _best_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum,
-                                   player, c_uct, puct)
+                    e = uct_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum, player, c_uct, puct)
                 ch = edge_child[e]
                 if ch < 0:
-                    ch = r * nodes_per_row + node_count[r]
-                    node_count[r] += 1
-                    edge_child[e] = ch
-                    parent[ch] = n
-                    action[ch] = edge_action[e]
+                    ch = add_child(node_count, parent, action, edge_action, edge_child, r, C, n, e)
                     new = True
                 visits[ch] += 1
                 if player >= 0:
-                    value_sum[ch, player] -= 1.0  # virtual loss, undone by the backup
+                    value_sum[ch, player] -= 1.0  # the virtual loss
                 path[s, d] = ch
                 d += 1
                 n = ch
@@ -262,54 +151,31 @@ def _select(sims_per_row, nodes_per_row, node_count, parent, action, to_move, is
 
 
 @njit(cache=True)
-def _backup(sims_per_row, nodes_per_row, path, depth, value, parent, to_move, reward, value_sum):
-    """Add each simulation's return to every node of its path (and its root), per player.
-
-    The return at a node is the leaf value plus the rewards of the steps from
-    that node's own step on; the virtual loss of the parent's mover goes back.
-    """
-    P = value.shape[1]
-    G = np.empty(P)
-    for s in range(path.shape[0]):
-        for p in range(P):
-            G[p] = value[s, p]
-        for k in range(depth[s] - 1, -1, -1):
-            ch = path[s, k]
-            mover = to_move[parent[ch]]
-            for p in range(P):
-                G[p] += reward[ch, p]
-                value_sum[ch, p] += G[p] + 1.0 if p == mover else G[p]
-        root = (s // sims_per_row) * nodes_per_row
-        for p in range(P):
-            value_sum[root, p] += G[p]
-
-
-@njit(cache=True)
-def _decide(nodes_per_row, first_edge, num_edges, edge_child, edge_action, edge_noise, visits,
-            value_sum, to_move, root_edge_win, u, out):
+def _decide(C, nodes, edges, root_edge_win, u, out):
     """Per root: the immediate win, else the most visited child, then best mean, then noise.
 
     Equal on all four: the last such edge.
     """
+    visits, value_sum = nodes.visits, nodes.value_sum
     for r in range(out.shape[0]):
-        n = r * nodes_per_row
-        player = to_move[n]
-        e0 = first_edge[n]
+        n = r * C
+        player = nodes.to_move[n]
+        e0 = nodes.first_edge[n]
         best = -1
         bw = bk = bq = bt = 0.0
-        for e in range(e0, e0 + num_edges[n]):
-            ch = edge_child[e]
+        for e in range(e0, e0 + nodes.num_edges[n]):
+            ch = edges.child[e]
             k = 0.0
             q = 0.0
             if ch >= 0:
                 k = np.float64(visits[ch])
                 q = value_sum[ch, player] / max(k, 1.0)
-            t = (edge_noise[e] + u[r]) % 1.0
+            t = (edges.noise[e] + u[r]) % 1.0
             win = root_edge_win[e]
             if (best < 0 or win > bw or (win == bw and (k > bk or (k == bk and (
                     q > bq or (q == bq and t >= bt)))))):
                 best, bw, bk, bq, bt = e, win, k, q, t
-        out[r] = edge_action[best] if best >= 0 else -1  # -1: a root without actions
+        out[r] = edges.action[best] if best >= 0 else -1  # -1: a root without actions
 
 
 @njit(cache=True)
@@ -357,7 +223,8 @@ class MCTSAgent(Agent):
     """UCT/PUCT search with rollouts; ``simulations`` is the strength knob.
 
     Parameters: ``simulations`` per move and per row (default
-    :data:`DEFAULT_SIMULATIONS`); ``rollout`` ``"random"`` or ``"greedy"``;
+    :data:`DEFAULT_SIMULATIONS`), then the settings (keywords; defaults in
+    :data:`SETTINGS`): ``rollout`` ``"random"`` or ``"greedy"``;
     ``c_uct`` exploration constant; ``max_rollout_steps`` moves before the
     heuristic is used (``None``: play to the end; chance outcomes do not
     count); ``prior`` ``"heuristic"`` (one-ply heuristic softmax, PUCT) or
@@ -379,11 +246,13 @@ class MCTSAgent(Agent):
 
     name = "mcts"
 
-    def __init__(self, core: GameCore, seed: int = 0, simulations: int | None = None,
-                 rollout: str = "greedy", c_uct: float = 1.4, max_rollout_steps: int | None = 4,
-                 prior: str = "heuristic", prior_beta: float = 1.0, wave: int = 8,
-                 value_scale: float | None = None):
+    def __init__(self, core: GameCore, seed: int = 0, simulations: int | None = None, **settings):
         super().__init__(core, seed)
+        unknown = sorted(set(settings) - set(SETTINGS))
+        if unknown:
+            raise TypeError(f"MCTSAgent got an unexpected keyword argument {unknown[0]!r}")
+        settings = {**SETTINGS, **settings}
+        rollout, prior, value_scale = settings["rollout"], settings["prior"], settings["value_scale"]
         if rollout not in ("random", "greedy"):
             raise ValueError(f"mcts: rollout must be 'random' or 'greedy', got {show(rollout)}")
         if prior not in ("heuristic", "uniform"):
@@ -391,10 +260,10 @@ class MCTSAgent(Agent):
         self.simulations = _count("simulations", DEFAULT_SIMULATIONS if simulations is None
                                   else simulations, 1, MAX_SIMULATIONS)
         self.rollout = rollout
-        self.c_uct = _finite("c_uct", c_uct)
+        self.c_uct = _finite("c_uct", settings["c_uct"])
         self.prior = prior
-        self.prior_beta = _finite("prior_beta", prior_beta)
-        self.wave = _count("wave", wave, 1)
+        self.prior_beta = _finite("prior_beta", settings["prior_beta"])
+        self.wave = _count("wave", settings["wave"], 1)
         if value_scale is not None and not _finite("value_scale", value_scale) > 0:
             raise ValueError(f"mcts: value_scale must be a positive number or None, got {show(value_scale)}")
         self.value_scale = value_scale
@@ -404,8 +273,9 @@ class MCTSAgent(Agent):
         else:
             self.search_core = core
         self.explicit = bool(self.search_core.explicit_chance)
-        self.max_rollout_steps = (self.search_core.max_game_length + 1 if max_rollout_steps is None
-                                  else _count("max_rollout_steps", max_rollout_steps, 0))
+        steps = settings["max_rollout_steps"]
+        self.max_rollout_steps = (self.search_core.max_game_length + 1 if steps is None
+                                  else _count("max_rollout_steps", steps, 0))
         self.rollouts = Rollouts(self.search_core, self.seed, rollout, self.max_rollout_steps)
 
     def __repr__(self) -> str:
@@ -424,31 +294,21 @@ class MCTSAgent(Agent):
         done = states.done
         mover = states.current_player
         tree.terminal[nodes] = done
-        tree.expanded[nodes] = True
         tree.reward[nodes] = states.rewards
         tree.to_move[nodes] = mover
         chance = None
         if self.explicit:
             chance = (mover == CHANCE_PLAYER) & ~done
-            tree.is_chance[nodes] = chance
             if not chance.any():
                 chance = None
         mask = core.legal_action_mask(states)
         mask[done] = False
         if root and core.num_actions > self.core.num_actions:
             mask[:, self.core.num_actions:] = False  # the caller's actions only
-        rows, acts = np.nonzero(mask)
+        rows, acts = np.nonzero(mask)  # the new edges' nodes and actions, in the pool's order
         counts = np.bincount(rows, minlength=n)
-        start = tree.num_used_edges
-        offs = np.zeros(n, dtype=np.int64)
-        np.cumsum(counts[:-1], out=offs[1:])
-        tree.first_edge[nodes] = start + offs
-        tree.num_edges[nodes] = counts
+        sl = tree.add_edges(nodes, mask)
         k = rows.size
-        tree.reserve_edges(start + k)
-        sl = slice(start, start + k)
-        tree.edge_action[sl] = acts
-        tree.edge_child[sl] = -1
         tree.edge_noise[sl] = uniform01(self.seed, states.seed[rows], states.ply[rows].astype(np.uint64),
                                         acts.astype(np.uint64), np.uint64(_TAG_EDGE))
         prior = np.full(k, 1.0, dtype=np.float64)
@@ -471,7 +331,6 @@ class MCTSAgent(Agent):
             on = np.flatnonzero(chance[rows])
             prior[on] = core.chance_probabilities(states)[rows[on], acts[on]]
         tree.edge_prior[sl] = prior
-        tree.num_used_edges = start + k
         return spread
 
     def _heuristic_priors(self, tree, states, rows, acts, n, root):
@@ -528,14 +387,13 @@ class MCTSAgent(Agent):
         sims = self.simulations
         C = sims + 1
         root_salt = hash_u64(root.seed, root.ply.astype(np.uint64), np.uint64(_TAG_ROOT))
-        tree = SearchTree.allocate(root, C, P, edge_capacity=64 * B)
+        tree = SearchTree.allocate(root, C, P, edges=64 * B, stats=np.float32)
         roots = tree.roots
         spread = self._expand(tree, roots, root, root=True)
         if tree.root_edge_win.size != tree.num_used_edges:
             tree.root_edge_win = np.full(tree.num_used_edges, -np.inf)
         tree.reward[roots] = 0.0
         scale = np.full(B, self.value_scale) if self.value_scale is not None else spread
-        puct = self.prior == "heuristic"
         # a path has at most one edge per node and per step of the game
         max_depth = min(C, int(core.max_game_length) + 1)
         done_sims = 0
@@ -544,16 +402,13 @@ class MCTSAgent(Agent):
             S = B * nsim
             sim_id = (done_sims + np.arange(S) % nsim).astype(np.uint64)
             salt = hash_u64(root_salt[np.arange(S) // nsim], sim_id)
-            leaf = np.zeros(S, np.int64)
-            is_new = np.zeros(S, np.bool_)
-            path = np.zeros((S, max_depth), np.int64)
-            depth = np.zeros(S, np.int64)
-            _select(nsim, C, tree.node_count, tree.parent, tree.action, tree.to_move, tree.is_chance,
-                    tree.expanded, tree.terminal, tree.visits, tree.value_sum, tree.first_edge,
-                    tree.num_edges, tree.edge_action, tree.edge_child, tree.edge_prior, tree.edge_noise,
-                    self.seed ^ np.uint64(_TAG_TREE_CHANCE), salt, self.c_uct, puct,
-                    leaf, is_new, path, depth)
-            new = leaf[is_new]
+            walk = Walk(np.zeros(S, np.int64), np.zeros(S, np.bool_), np.zeros((S, max_depth + 1), np.int64),
+                        np.zeros(S, np.int64))
+            settings = UCT(C, nsim, self.seed ^ np.uint64(_TAG_TREE_CHANCE), self.c_uct, self.prior == "heuristic",
+                           max_depth)
+            _select(walk, tree.node_arrays(), tree.edge_arrays(), settings, salt)
+            leaf = walk.leaf
+            new = leaf[walk.is_new]
             if new.size:
                 ch = tree.states.take(tree.parent[new])
                 core.step(ch, tree.action[new])
@@ -564,7 +419,7 @@ class MCTSAgent(Agent):
             ev = np.flatnonzero(~tree.terminal[leaf])
             if ev.size:
                 value[ev] = self.rollouts.values(tree.states.take(leaf[ev]), salt[ev], scale[ev // nsim])
-            _backup(nsim, C, path, depth, value, tree.parent, tree.to_move, tree.reward, tree.value_sum)
+            backup(walk, value, tree.node_arrays(), 1.0, 1.0, nsim)
             done_sims += nsim
         return tree
 
@@ -574,6 +429,5 @@ class MCTSAgent(Agent):
         st = tree.states
         u = uniform01(self.seed, st.seed[roots], st.ply[roots].astype(np.uint64), np.uint64(_TAG_DECISION))
         out = np.empty(roots.size, np.int64)
-        _decide(tree.nodes_per_row, tree.first_edge, tree.num_edges, tree.edge_child, tree.edge_action,
-                tree.edge_noise, tree.visits, tree.value_sum, tree.to_move, tree.root_edge_win, u, out)
+        _decide(tree.nodes_per_row, tree.node_arrays(), tree.edge_arrays(), tree.root_edge_win, u, out)
         return out

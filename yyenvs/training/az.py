@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from yyenvs.agents.device import resolve_device
-from yyenvs.agents.gumbel import GumbelSearch
+from yyenvs.agents.gumbel import SEARCH_DEFAULTS, GumbelSearch
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.search_network import make_network, network_description
 from yyenvs.training.config import ConfigError
@@ -181,10 +181,8 @@ class AZTrainer(TrainingRun):
     def eval_search_options(self) -> dict:
         """The config's search settings that differ from an az agent's defaults: the evaluations'
         searches (quick and final) use them, so they search as self-play does."""
-        import inspect
-        defaults = inspect.signature(GumbelSearch).parameters
-        keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount")
-        options = {k: self.az[k] for k in keys if self.az[k] != defaults[k].default}
+        keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount", "in_flight")
+        options = {k: self.az[k] for k in keys if self.az[k] != SEARCH_DEFAULTS[k]}
         if self.cfg["device"] != "auto":  # the evaluations' networks run where the trainer's does
             options["device"] = self.cfg["device"]
         return options

@@ -72,6 +72,7 @@ DEFAULTS: dict = {
         "maxvisit_init": 50.0,   # see value_scale
         "find_wins": False,      # the search tries every move of a new node's mover for a win at once
         "discount": 1.0,         # per step, in the search's values and the value targets (below 1: wins sooner count more)
+        "in_flight": 1,          # parts of the batch searched side by side (2: the network evaluates one while the CPU works on the other)
         "hidden": [128, 128],    # hidden layers of the policy-value network
         "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
         "blocks": 0,             # residual blocks (0: the MLP alone)

@@ -73,9 +73,9 @@ class PendingGames:
 def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed: int,
                 device="cpu") -> GumbelSearch:
     """The search of the ``az`` config section over ``net`` (run on ``device``)."""
-    return GumbelSearch(core, NetworkEvaluator(net, device), simulations, az["max_considered"], gumbel_scale,
-                        az["c_puct"], az["value_scale"], az["maxvisit_init"], seed=seed,
-                        find_wins=az["find_wins"], discount=az["discount"])
+    keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount", "in_flight")
+    return GumbelSearch(core, NetworkEvaluator(net, device), simulations, seed=seed, gumbel_scale=gumbel_scale,
+                        **{k: az[k] for k in keys})
 
 
 def make_baselines(core, cfg: dict, net, device="cpu") -> list:

@@ -62,19 +62,21 @@ def uct_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum, play
     return best
 
 
-@njit(cache=True)
-def puct_edge(node, player, first_edge, num_edges, edge_child, edge_prior, visits, value_sum, reward,
-              c_puct, into):
+@njit(cache=True, inline="always")
+def puct_edge(node, player, nodes, edges, c_puct, into):
     """The Gumbel search's choice below the root: PUCT among ``node``'s edges for ``player``, an
     unvisited child valued at the node's mean (its value counted from the step into it, whose
-    discount is ``into``, less that step)."""
-    e0 = first_edge[node]
+    discount is ``into``, less that step).  ``nodes``, ``edges``: the tree's
+    :class:`~.tree.Nodes` and :class:`~.tree.Edges`."""
+    visits, value_sum, reward = nodes.visits, nodes.value_sum, nodes.reward
+    edge_child, edge_prior = edges.child, edges.prior
+    e0 = nodes.first_edge[node]
     after = value_sum[node, player] / max(visits[node], 1) - reward[node, player]
     fpu = after / into if into > 0 else 0.0
     c = c_puct * math.sqrt(max(visits[node], 1))
     best = e0
     best_score = -np.inf
-    for e in range(e0, e0 + num_edges[node]):
+    for e in range(e0, e0 + nodes.num_edges[node]):
         ch = edge_child[e]
         score = fpu + c * edge_prior[e]
         if ch >= 0:

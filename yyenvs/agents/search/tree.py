@@ -23,7 +23,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from yyenvs.core.contract import BatchState
+from yyenvs.core.contract import CHANCE_PLAYER, BatchState
 from yyenvs.core.kernels import batch_kernel
 
 #: the node arrays (:class:`Tree`'s fields of the same names)
@@ -81,6 +81,11 @@ class Tree:
     @property
     def roots(self) -> np.ndarray:
         return np.arange(self.node_count.shape[0]) * self.nodes_per_row
+
+    @property
+    def is_chance(self) -> np.ndarray:
+        """(N,) bool: the node waits for a chance outcome (of the nodes in use)."""
+        return (self.to_move == CHANCE_PLAYER) & ~self.terminal
 
     def edges(self, node: int) -> slice:
         """The edges of ``node`` (a slice of the edge arrays)."""
