@@ -17,6 +17,7 @@ did nothing but evaluate could reach.
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024
     .venv/bin/python benchmarks/search_speed.py --find-wins      # also with the check for wins at once
     .venv/bin/python benchmarks/search_speed.py --rollout-weight 0.5   # also with rollouts in the leaf values
+    .venv/bin/python benchmarks/search_speed.py --in-flight 1 2  # whole, and as two parts in flight
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024 --blocks 6 --channels 64 \
         --hidden 256 --device cuda --threads 16                  # the tower on a GPU machine
 """
@@ -99,6 +100,9 @@ def main(argv=None) -> int:
                    help="each search also with find_wins, beside the plain search")
     p.add_argument("--rollout-weight", type=float, default=0.0,
                    help="each search also with rollouts mixed into the leaf values at this weight")
+    p.add_argument("--in-flight", type=int, nargs="+", default=[1],
+                   help="parts of the batch in flight (each a variant; 2: the network evaluates one "
+                        "part while the CPU works on the other)")
     args = p.parse_args(argv)
     resolve_device(args.device)  # a GPU name torch cannot use is refused before anything runs
     torch.set_num_threads(args.threads)
@@ -108,7 +112,7 @@ def main(argv=None) -> int:
     print(f"search: {args.batch} games x {args.simulations} simulations, {tower}MLP {args.hidden} with random "
           f"weights on {args.device}, torch {torch.__version__} on {args.threads} "
           f"threads, numba on {numba.get_num_threads()}; median of {args.repeats}")
-    variants = [("", {})]
+    variants = [("" if k == 1 else f" in_flight={k}", {"in_flight": k}) for k in args.in_flight]
     if args.find_wins:
         variants.append((" find_wins", {"find_wins": True}))
     if args.rollout_weight > 0:

@@ -142,7 +142,7 @@ def print_compile_times(games: list[str], repeats: int) -> None:
             compile_seconds(g, cache)
             warm = compile_seconds(g, cache)
         (w, c), ratios = median[g], [x[1] / y[1] for x, y in zip(cold[g], cold["yoxii"])]
-        print(f"{g:<34}cold {w:6.1f}s wall, {c:6.1f}s CPU ({c / base[1]:.2f}x Yoxii; per repeat "
+        print(f"{g:<34} cold {w:6.1f}s wall, {c:6.1f}s CPU ({c / base[1]:.2f}x Yoxii; per repeat "
               f"{', '.join(f'{r:.2f}' for r in ratios)}); warm cache {warm[0]:.1f}s")
 
 
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     from pettingzoo.classic import connect_four_v3
     ref, _ = median_of(lambda: aec_steps_per_second(connect_four_v3.env(), args.seconds), args.repeats)
     print(f"\nreference  pettingzoo connect_four_v3 AEC: {ref:,.0f} steps/s")
-    print(f"\n{'game':<34}{'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
+    print(f"\n{'game':<34} {'layer':<15}{'batch':>6}{'steps/s':>14}{'vs C4 AEC':>10}{'B/game':>9}")
     parallel_default = kernels.parallel_mode()
     for game in games:
         for options in game_spec(game).variants:
@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
                     if layer.endswith("threads"):
                         first = first or sps
                         scaling = f"   {sps / first:.2f}x the first thread count"
-                    print(f"{label:<34}{layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
+                    print(f"{label:<34} {layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
                           f"{nbytes:>9.0f}{scaling}")
                 kernels.set_parallel(parallel_default)
                 numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             env = env_fn(**options)
             aec_steps_per_second(env, 0.05)
             sps, _ = median_of(lambda: aec_steps_per_second(env, args.seconds), args.repeats)
-            print(f"{label:<34}{'AEC':<15}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
+            print(f"{label:<34} {'AEC':<15}{1:>6}{sps:>14,.0f}{sps / ref:>9.1f}x{'':>9}")
     if args.compile:
         print_compile_times(games, args.compile_repeats)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

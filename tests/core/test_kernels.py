@@ -76,6 +76,44 @@ def test_auto_mode_moves_to_the_faster_version(monkeypatch):
     assert len(calls) <= 20
 
 
+def test_auto_mode_measures_each_number_of_threads_on_its_own(monkeypatch):
+    """A choice made on one thread (parallel slower) does not hold on two (parallel faster): the
+    kernel goes parallel within a few calls of the change, not after its 1024-call back-off."""
+    import time as _time
+
+    from numba import prange
+
+    @kernels.batch_kernel
+    def double(x, out):
+        for i in prange(x.shape[0]):
+            out[i] = 2 * x[i]
+    threads, calls = [1], []
+
+    def parallel(x, out):  # slow alone, quick with company
+        calls.append(threads[0])
+        _time.sleep(0.004 if threads[0] == 1 else 0.0)
+        out[:] = 2 * x
+
+    def serial(x, out):
+        _time.sleep(0.002)
+        out[:] = 2 * x
+    double._parallel, double.serial = parallel, serial
+    monkeypatch.setattr(kernels, "_mode", "auto")
+    monkeypatch.setattr(kernels.numba, "get_num_threads", lambda: threads[0])
+    x = np.arange(kernels.PARALLEL_MIN_BATCH, dtype=np.float64)
+    out = np.empty_like(x)
+    for _ in range(300):  # long enough for the back-off to reach its longest
+        double(x, out)
+    assert double._cost["serial"] < double._cost["parallel"]
+    threads[0] = 2
+    for _ in range(6):
+        double(x, out)
+    assert calls[-3:] == [2, 2, 2]  # parallel, on two threads
+    threads[0] = 1
+    double(x, out)
+    assert calls[-1] == 2  # back on one thread: serial again, as measured there
+
+
 def test_kernel_with_its_own_parallel_threshold(monkeypatch):
     """``batch_kernel(parallel_min_batch=N)``: batches of N rows or more may go parallel."""
     from numba import prange

@@ -13,7 +13,8 @@ the default mode ``auto`` measures both versions as it goes and uses the faster:
 
 ``auto`` times the preferred version on every call and the other one now and
 then (every 16 calls at first, backing off to every 1024 while the choice
-holds), so it follows the machine's load within a few calls.  Set
+holds), so it follows the machine's load within a few calls.  It measures
+each number of numba threads (``numba.set_num_threads``) on its own.  Set
 ``YYENVS_PARALLEL=0`` (serial) or ``1`` (parallel), or call
 :func:`set_parallel`, to force a mode.  Both versions give identical results
 and are cached on disk under distinct names (numba's cache key ignores the
@@ -33,6 +34,7 @@ import os
 import time
 import types
 
+import numba
 from numba import njit
 
 #: batches at least this large may use the parallel version
@@ -68,24 +70,31 @@ def _renamed(fn, suffix: str):
     return g
 
 
+class _Choice:
+    """What auto mode has measured of one kernel at one number of threads."""
+
+    def __init__(self):
+        self.cost = {"serial": None, "parallel": None}  # seconds per row (None: not measured yet)
+        self.calls = 0
+        self.explore_every = 16
+
+
 class BatchKernel:
     def __init__(self, fn, parallel_min_batch: int = PARALLEL_MIN_BATCH):
         self.py_func = fn
         self.parallel_min_batch = int(parallel_min_batch)
-        self.serial = njit(cache=True)(_renamed(fn, "_serial"))
+        # nogil: other threads (a network evaluating a part of a search in flight) run meanwhile
+        self.serial = njit(cache=True, nogil=True)(_renamed(fn, "_serial"))
         self._parallel = None  # compiled on first use only
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
-        # auto mode: seconds per row of each version (None: not measured yet)
-        self._cost = {"serial": None, "parallel": None}
         self._warm = {"serial": False, "parallel": False}
-        self._calls = 0
-        self._explore_every = 16
+        self._choices: dict[int, _Choice] = {}  # auto mode's measurements, per number of numba threads
 
     @property
     def parallel(self):
         if self._parallel is None:
-            self._parallel = njit(cache=True, parallel=True)(_renamed(self.py_func, "_parallel"))
+            self._parallel = njit(cache=True, parallel=True, nogil=True)(_renamed(self.py_func, "_parallel"))
         return self._parallel
 
     def __call__(self, *args):
@@ -97,16 +106,26 @@ class BatchKernel:
             return self.parallel(*args)
         return self._auto(rows, args)
 
+    @property
+    def _cost(self) -> dict:
+        """Auto mode's seconds per row of each version at the present number of threads."""
+        return self._choice().cost
+
+    def _choice(self) -> _Choice:
+        # a choice made on one thread holds nothing for two: each count is measured on its own
+        return self._choices.setdefault(numba.get_num_threads(), _Choice())
+
     def _auto(self, rows, args):
-        cost = self._cost
+        choice = self._choice()
+        cost = choice.cost
         if cost["parallel"] is None:
             version = "parallel"
         elif cost["serial"] is None:
             version = "serial"
         else:
             best = "parallel" if cost["parallel"] <= cost["serial"] else "serial"
-            self._calls += 1
-            explore = self._calls % self._explore_every == 0
+            choice.calls += 1
+            explore = choice.calls % choice.explore_every == 0
             version = ("serial" if best == "parallel" else "parallel") if explore else best
         fn = self.parallel if version == "parallel" else self.serial
         start = time.perf_counter()
@@ -121,7 +140,7 @@ class BatchKernel:
         if before is not None:
             after = min(cost, key=cost.get)
             # back off while the choice holds; look again soon after it changes
-            self._explore_every = 16 if after != before else min(self._explore_every * 2, 1024)
+            choice.explore_every = 16 if after != before else min(choice.explore_every * 2, 1024)
         return out
 
 

@@ -116,13 +116,25 @@ class Tree:
         """Give each of ``nodes`` one edge per action of its row of ``mask``, in order, no child yet;
         the new edges, in the order of ``nodes``, are the slice returned."""
         start = self.num_used_edges
-        counts = np.count_nonzero(mask, axis=1)
+        counts = np.empty(mask.shape[0], np.int64)
+        _count_legal(mask, counts)
         first = start + np.cumsum(counts) - counts  # each node's first edge
         end = start + int(counts.sum())
         self.reserve_edges(end)
         _fill_edges(nodes, mask, first, self.first_edge, self.num_edges, self.edge_action, self.edge_child)
         self.num_used_edges = end
         return slice(start, end)
+
+
+@batch_kernel(parallel_min_batch=64)
+def _count_legal(mask, counts):
+    """The actions of each row of ``mask`` (numpy's count_nonzero along an axis is 3-5x slower)."""
+    for s in prange(mask.shape[0]):
+        total = 0
+        row = mask[s]
+        for a in range(row.shape[0]):
+            total += row[a]
+        counts[s] = total
 
 
 @batch_kernel(parallel_min_batch=64)
