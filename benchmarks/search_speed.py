@@ -18,6 +18,7 @@ did nothing but evaluate could reach.
     .venv/bin/python benchmarks/search_speed.py --find-wins      # also with the check for wins at once
     .venv/bin/python benchmarks/search_speed.py --rollout-weight 0.5   # also with rollouts in the leaf values
     .venv/bin/python benchmarks/search_speed.py --in-flight 1 2  # whole, and as two parts in flight
+    .venv/bin/python benchmarks/search_speed.py --batch 1024 --threads 1 2   # scaling with threads
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024 --blocks 6 --channels 64 \
         --hidden 256 --device cuda --threads 16                  # the tower on a GPU machine
 """
@@ -65,7 +66,7 @@ def measure(game: str, args, **search_options) -> dict:
     state = positions(core, batch)
     search = GumbelSearch(core, evaluate, simulations, **search_options)
     search.run(state)  # compiles the kernels, allocates the tree
-    rates, shares = [], []
+    rates, shares, tree = [], [], []
     obs = core.observe(state, state.current_player)
     net_rates = []
     for _ in range(repeats):
@@ -75,14 +76,30 @@ def measure(game: str, args, **search_options) -> dict:
         dt = time.perf_counter() - t
         rates.append(state.batch_size * simulations / dt)
         shares.append({k: (search.timings[k] - before[k]) / dt for k in before})
+        tree.append(search.timings["tree"] - before["tree"])
         t = time.perf_counter()
         for _ in range(simulations):
             evaluate(obs)
         net_rates.append(state.batch_size * simulations / (time.perf_counter() - t))
     median = statistics.median(rates)
     return {"game": game, "options": OPTIONS.get(game, {}), "batch": state.batch_size, "sims/s": median,
-            "network only": statistics.median(net_rates),
+            "network only": statistics.median(net_rates), "tree ms": 1e3 * statistics.median(tree),
             "share": {k: statistics.median(s[k] for s in shares) for k in shares[0]}}
+
+
+def report(name: str, threads, r: dict, first, plain) -> None:
+    """One result's line (``first``: the same search on the first thread count, ``plain``: the
+    first variant on this one, for the ratios)."""
+    sh = r["share"]
+    other = 1 - sum(sh.values())
+    label = name if threads is None else f"{name} {threads} threads"
+    ratios = (f"; {r['sims/s'] / first['sims/s']:.2f}x the simulations/s, {first['tree ms'] / r['tree ms']:.2f}x "
+              f"the tree's speed of the first thread count") if first else ""
+    print(f"{label:28} {str(r['options'] or ''):34} {r['sims/s']:9,.0f} simulations/s "
+          f"(network alone {r['network only']:9,.0f}/s, ratio {r['sims/s'] / r['network only']:.2f}); "
+          f"time in network {100 * sh['network']:.0f}%, core {100 * sh['core']:.0f}%, "
+          f"tree {100 * sh['tree']:.0f}% ({r['tree ms']:.0f} ms a search), other {100 * other:.0f}%{ratios}"
+          + (f", {plain['sims/s'] / r['sims/s']:.2f}x the time of the first variant" if plain else ""))
 
 
 def main(argv=None) -> int:
@@ -95,7 +112,9 @@ def main(argv=None) -> int:
     p.add_argument("--blocks", type=int, default=0, help="residual blocks before the MLP (0: none)")
     p.add_argument("--channels", type=int, default=64, help="channels of the residual blocks")
     p.add_argument("--device", default="cpu", help="where the network runs: auto, cpu, cuda or cuda:<i>")
-    p.add_argument("--threads", type=int, default=2, help="torch threads, and numba's for the game and tree kernels")
+    p.add_argument("--threads", type=int, nargs="+", default=[2],
+                   help="torch threads, and numba's for the game and tree kernels (several: each in turn, "
+                        "with the ratios to the first)")
     p.add_argument("--find-wins", action="store_true",
                    help="each search also with find_wins, beside the plain search")
     p.add_argument("--rollout-weight", type=float, default=0.0,
@@ -105,30 +124,29 @@ def main(argv=None) -> int:
                         "part while the CPU works on the other)")
     args = p.parse_args(argv)
     resolve_device(args.device)  # a GPU name torch cannot use is refused before anything runs
-    torch.set_num_threads(args.threads)
-    numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    if max(args.threads) > numba.config.NUMBA_NUM_THREADS:
+        p.error(f"--threads: numba has {numba.config.NUMBA_NUM_THREADS} threads here (NUMBA_NUM_THREADS)")
     print(hardware())
     tower = f"{args.blocks} residual blocks x {args.channels} channels + " if args.blocks else ""
     print(f"search: {args.batch} games x {args.simulations} simulations, {tower}MLP {args.hidden} with random "
-          f"weights on {args.device}, torch {torch.__version__} on {args.threads} "
-          f"threads, numba on {numba.get_num_threads()}; median of {args.repeats}")
+          f"weights on {args.device}, torch {torch.__version__}, torch and numba on "
+          f"{' then '.join(map(str, args.threads))} threads; median of {args.repeats}")
     variants = [("" if k == 1 else f" in_flight={k}", {"in_flight": k}) for k in args.in_flight]
     if args.find_wins:
         variants.append((" find_wins", {"find_wins": True}))
     if args.rollout_weight > 0:
         variants.append((f" rollouts {args.rollout_weight:g}", {"rollout_weight": args.rollout_weight}))
     for game in args.games:
-        plain = None
+        plain = {}  # per thread count, the first variant's result
         for suffix, options in variants:
-            r = measure(game, args, **options)
-            sh = r["share"]
-            other = 1 - sum(sh.values())
-            slower = f", {plain / r['sims/s']:.2f}x the time of the plain search" if plain else ""
-            print(f"{game + suffix:18} {str(r['options'] or ''):34} {r['sims/s']:9,.0f} simulations/s "
-                  f"(network alone {r['network only']:9,.0f}/s, ratio {r['sims/s'] / r['network only']:.2f}); "
-                  f"time in network {100 * sh['network']:.0f}%, core {100 * sh['core']:.0f}%, "
-                  f"tree {100 * sh['tree']:.0f}%, other {100 * other:.0f}%{slower}")
-            plain = plain or r["sims/s"]
+            first = None
+            for threads in args.threads:
+                torch.set_num_threads(threads)
+                numba.set_num_threads(threads)
+                r = measure(game, args, **options)
+                report(game + suffix, threads if len(args.threads) > 1 else None, r, first, plain.get(threads))
+                first = first or r
+                plain.setdefault(threads, r)
     return 0
 
 
