@@ -387,28 +387,17 @@ def test_search_is_the_same_on_any_number_of_threads_and_parts_in_flight(game, o
     """The tree kernels run rows (and nodes) on numba's threads, and the batch may be searched as
     parts in flight (the network evaluating one while the CPU works on another): serial, parallel
     on one thread and on two, whole or in two or three parts, give the same search, bit for bit."""
-    import numba
-
-    from yyenvs.core import kernels
+    from tests.agents.threads import TWO, assert_same_on_each
     core = make_core(game, **options)
     state = random_positions(core, np.arange(160), np.arange(160) % 7)
     state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
     assert state.batch_size > 2 * 64  # past the kernels' parallel threshold, in two parts too
-    two = min(2, numba.config.NUMBA_NUM_THREADS)
-    results = []
-    try:
-        for mode, threads, parts in (("serial", 1, 1), ("parallel", 1, 1), ("parallel", two, 1),
-                                     ("parallel", two, 2), ("serial", 1, 3)):
-            kernels.set_parallel(mode)
-            numba.set_num_threads(threads)
-            r = GumbelSearch(core, row_network(core), 12, seed=3, in_flight=parts, **settings).run(state)
-            results.append((r.action, r.policy, r.value))
-    finally:
-        kernels.set_parallel("auto")
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    for other in results[1:]:
-        for a, b in zip(results[0], other):
-            np.testing.assert_array_equal(a, b)
+
+    def search(parts):
+        r = GumbelSearch(core, row_network(core), 12, seed=3, in_flight=parts, **settings).run(state)
+        return r.action, r.policy, r.value
+    assert_same_on_each(search, (("serial", 1, 1), ("parallel", 1, 1), ("parallel", TWO, 1), ("parallel", TWO, 2),
+                                 ("serial", 1, 3)))
 
 
 def test_parts_in_flight_overlap_the_network_and_the_cpu():

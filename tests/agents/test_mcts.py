@@ -422,24 +422,14 @@ def test_explicit_core_given_chance_rows_refuses_them_by_name():
 def test_search_is_the_same_on_any_number_of_threads(game, options):
     """Selection and backup run each row's tree on numba's threads: serial, parallel on one thread
     and on two give the same trees, bit for bit."""
-    import numba
-
-    from yyenvs.core import kernels
+    from tests.agents.threads import assert_same_on_each
     core = make_core(game, **options)
     state = random_positions(core, np.arange(80), np.arange(80) % 5)
     state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
     assert state.batch_size > 64  # past the kernels' parallel threshold
-    trees = []
-    try:
-        for mode, threads in (("serial", 1), ("parallel", 1), ("parallel", min(2, numba.config.NUMBA_NUM_THREADS))):
-            kernels.set_parallel(mode)
-            numba.set_num_threads(threads)
-            agent = MCTSAgent(core, seed=4, simulations=24)
-            tree = agent.search(state)
-            trees.append((agent.best_actions(tree), tree.visits, tree.value_sum, tree.edge_child[:tree.num_used_edges]))
-    finally:
-        kernels.set_parallel("auto")
-        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    for other in trees[1:]:
-        for a, b in zip(trees[0], other):
-            np.testing.assert_array_equal(a, b)
+
+    def search():
+        agent = MCTSAgent(core, seed=4, simulations=24)
+        tree = agent.search(state)
+        return agent.best_actions(tree), tree.visits, tree.value_sum, tree.edge_child[:tree.num_used_edges]
+    assert_same_on_each(search)
