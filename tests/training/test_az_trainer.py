@@ -337,3 +337,33 @@ def test_score_margins_rank_lost_games_and_blend_into_value_targets(tmp_path):
         az.AZTrainer(tiny_config(tmp_path / "solo", "yinyang", game_options={"num_players": 1},
                                  **{"az.score_weight": 0.5}), log=lambda m: None)
 
+
+
+def test_trainer_reports_its_search_speed(tmp_path):
+    """The progress line's search figures: simulations per second since it last showed them, and the
+    shares of the search's time in the network, the core and the tree."""
+    import re
+    import time
+
+    from yyenvs.training.az import AZTrainer
+    t = AZTrainer(tiny_config(tmp_path / "run"), log=lambda m: None)
+    try:
+        t.train()
+        stats = t.source.stats()
+        assert stats["simulations"] > 0 and stats["simulations"] % 4 == 0  # az.simulations per root
+        assert 0 < stats["network"] + stats["core"] + stats["tree"] <= stats["seconds"]
+
+        class Bar:  # where the trainer keeps what it showed last
+            pass
+        bar = Bar()
+        assert t._search_speed(bar) == []  # nothing to compare with yet
+        t.source.next()  # one more move of every game
+        time.sleep(0.01)
+        after = t.source.stats()
+        (line,) = t._search_speed(bar)
+        m = re.fullmatch(r"([\d.]+)k sims/s: net (\d+)% core (\d+)% tree (\d+)%", line)
+        assert m, line
+        assert 0 < float(m.group(1)) * 1000 <= (after["simulations"] - stats["simulations"]) / 0.01
+        assert sum(int(g) for g in m.groups()[1:]) <= 101
+    finally:
+        t.close()

@@ -68,6 +68,8 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
             assert not t.replay.policy[:n][~t.replay.mask[:n]].any()
             assert set(np.unique(t.replay.value[:n])) <= {-1.0, 0.0, 1.0}
             assert any(sent) and max(t.source.version) > 0  # new weights went out and reached workers
+            stats = t.source.stats()  # the workers' searches, summed (for the progress line)
+            assert stats["simulations"] >= 400 // 2 and 0 < stats["tree"] < stats["seconds"]
         finally:
             t.close()
         t2 = AZTrainer(tiny_config(tmp_path / "run", total_timesteps=800, **{"az.workers": 1, "az.worker_games": 8}),

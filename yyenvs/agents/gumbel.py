@@ -383,6 +383,8 @@ class GumbelSearch:
         #: (step, mask, observe, state copies, plug-ins) and the tree kernels; the rest of a
         #: search's time is its Python glue
         self.timings = {"network": 0.0, "core": 0.0, "tree": 0.0}
+        #: simulations run so far (roots x simulations) and the seconds their searches took
+        self.simulated, self.seconds = 0, 0.0
 
     def _symmetric(self, evaluate):
         symmetries = self.core.symmetries()
@@ -415,11 +417,14 @@ class GumbelSearch:
             bad = int(np.flatnonzero(root.done | (root.current_player == CHANCE_PLAYER))[0])
             raise ValueError(f"search: row {bad} is a finished game or a chance node; search rows where "
                              "a player is to move")
+        start = time.perf_counter()
         parts = [p for p in np.array_split(np.arange(root.batch_size), self.in_flight) if p.size]
         if len(parts) == 1:
             results = [self._drive(self._search(root, 0))]
         else:
             results = self._drive_in_flight([self._search(root.take(p), k) for k, p in enumerate(parts)])
+        self.simulated += root.batch_size * self.simulations
+        self.seconds += time.perf_counter() - start
         if len(results) == 1:
             return results[0]
         return SearchResult(*(np.concatenate([getattr(r, f) for r in results]) for f in ("action", "policy", "value")),

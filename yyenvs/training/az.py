@@ -25,7 +25,8 @@
   kept, a resumed run refills it).  Starting again with the same ``run_dir``
   resumes from the newest complete checkpoint.  ``eval.every`` moves the
   network with ``az.eval_simulations`` per move plays ``eval.opponents``.  A
-  progress bar shows moves, moves/s and the last evaluation; TensorBoard logs
+  progress bar shows moves, moves/s, the last evaluation and the self-play
+  search's simulations/s with its shares of time; TensorBoard logs
   go to ``run_dir/tb``.  At the end the final network (with search) plays the
   baselines and a round robin of snapshots is rated (``run_dir/eval``).
 """
@@ -288,6 +289,19 @@ class AZTrainer(TrainingRun):
         self._save(final, "final")
         return {"checkpoint": ckpt, "final": final, "steps": self.num_timesteps, "elapsed_s": self.elapsed()}
 
+    def _search_speed(self, bar) -> list[str]:
+        """The self-play search's simulations per second since the bar last showed them, and the
+        shares of its time in the network, the core and the tree kernels (none before a search ended)."""
+        now, stats = time.time(), self.source.stats()
+        before, then = getattr(bar, "search_stats", None), getattr(bar, "search_shown", now)
+        bar.search_stats, bar.search_shown = stats, now
+        if before is None or not stats.get("seconds", 0) > before.get("seconds", 0) or now <= then:
+            return []
+        d = {k: stats[k] - before.get(k, 0) for k in stats}
+        rate = d["simulations"] / (now - then)
+        return [f"{rate / 1000:.1f}k sims/s: net {100 * d['network'] / d['seconds']:.0f}% "
+                f"core {100 * d['core'] / d['seconds']:.0f}% tree {100 * d['tree'] / d['seconds']:.0f}%"]
+
     def _on_step(self, due, every, bar, writer, losses) -> None:
         step = self.num_timesteps
         if step >= due["snapshot"]:
@@ -313,5 +327,6 @@ class AZTrainer(TrainingRun):
             if self.last_eval:
                 parts.append("eval " + " ".join(f"{k[:3]} {100 * v['win_rate']:.0f}%"
                                                 for k, v in self.last_eval.items() if isinstance(v, dict)))
+            parts += self._search_speed(bar)
             bar.set_postfix_str(" | ".join(parts), refresh=False)
             bar.refresh()

@@ -147,14 +147,16 @@ class SelfPlayWorker:
         self.net.eval()
 
     def play(self, moves: int):
-        """``moves`` moves of every game: (samples, positions recorded, baseline results, moves played)."""
+        """``moves`` moves of every game: (samples, positions recorded, baseline results, moves played,
+        the search's statistics so far)."""
+        from yyenvs.training.selfplay import search_stats
         samples, recorded, results = [], 0, []
         for _ in range(moves):
             s, r, b = self.selfplay.step()
             samples += s
             recorded += r
             results += b
-        return samples, recorded, results, moves * self.selfplay.games
+        return samples, recorded, results, moves * self.selfplay.games, search_stats(self.selfplay.search)
 
 
 class RaySelfPlay:
@@ -173,6 +175,7 @@ class RaySelfPlay:
         self.workers = [actor.remote(trainer.cfg, trainer.desc, w, trainer.games_finished * n + w, weights, gpu)
                         for w in range(n)]
         self.version = [0] * n
+        self.worker_stats = [{}] * n  # each worker's search statistics as of its last play
         self.latest, self.weights, self.sent_at = 0, weights, trainer.n_updates
         self.running = {w.play.remote(self.moves): k for k, w in enumerate(self.workers)}
 
@@ -185,7 +188,12 @@ class RaySelfPlay:
             self.workers[k].set_weights.remote(self.weights)
             self.version[k] = self.latest
         self.running[self.workers[k].play.remote(self.moves)] = k
-        return result
+        self.worker_stats[k] = result[4]
+        return result[:4]
+
+    def stats(self) -> dict:
+        """The workers' :func:`~yyenvs.training.selfplay.search_stats` summed, as of their last play."""
+        return {key: sum(s.get(key, 0) for s in self.worker_stats) for key in set().union(*self.worker_stats)}
 
     def trained(self, trainer) -> None:
         import ray

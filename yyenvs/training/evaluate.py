@@ -12,6 +12,9 @@
   as non-wins).  Multi-player games are scored pairwise from placements.
 * Ratings: Bradley-Terry (Elo scale) fitted to the whole table by the MM
   algorithm (:mod:`yyenvs.training.ratings`), ``random`` anchored at 0 when present.
+* ``--equal-time`` (two entrants, the first a search): the first's simulations
+  are scaled until it takes as long per move as the second
+  (:mod:`yyenvs.training.equal_time`); the table is the last match's.
 * Outputs (``--out DIR``): ``eval.json`` (entrants, table, intervals, ratings)
   and ``ratings.png`` (rating of each snapshot against its training step,
   baselines as horizontal lines).
@@ -243,6 +246,12 @@ def main(argv=None) -> int:
     p.add_argument("--save-games", default=None, metavar="DIR",
                    help="write every game as a JSON record to DIR (<i>-<j>-<k>.json: entrants i and j, "
                         "game k); watch one with yyenvs replay")
+    p.add_argument("--equal-time", action="store_true",
+                   help="two entrants, the first a search (mcts:<n> or az:<checkpoint>:<n>): its simulations "
+                        "are scaled, match by match, until its time per move is the second's (within "
+                        "--time-tolerance); each match's simulations and times are printed")
+    p.add_argument("--time-tolerance", type=float, default=0.15, metavar="T",
+                   help="with --equal-time: the largest relative difference of the times per move (default 0.15)")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the pairs as Ray tasks: on the Ray cluster at ADDRESS, or, without one, on a "
                         "Ray started on this machine (needs the ray extra)")
@@ -265,17 +274,34 @@ def main(argv=None) -> int:
     game = game or meta["game"]
     options = core_options(meta, given) if meta is not None and meta["game"] == game else given
     core = make_core(game, **options)
-    entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
-    pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
-    result = tournament(core, entrants, args.games, args.seed, pairs,
-                        progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
-                                                          file=sys.stderr, flush=True),
-                        ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
+    if args.equal_time:
+        result = _equal_time(p, args, core)
+    else:
+        entrants = make_entrants(args.entrants, core, args.seed, deterministic=not args.sample)
+        pairs = [(0, j) for j in range(1, len(entrants))] if args.first_only else None
+        result = tournament(core, entrants, args.games, args.seed, pairs,
+                            progress=lambda k, n, a, b: print(f"  [{k}/{n}] {a} vs {b}",
+                                                              file=sys.stderr, flush=True),
+                            ray_address=args.ray, deterministic=not args.sample, save_games=args.save_games)
     print(format_table(result))
     if args.out:
         paths = write_outputs(result, args.out, args.force)
         print(f"wrote {paths['json']} and {paths['plot']}")
     return 0
+
+
+def _equal_time(p, args, core) -> dict:
+    """``yyenvs eval A B --equal-time``: the last of the matches that match A's time per move to B's."""
+    from yyenvs.training.equal_time import equal_time_match
+    if len(args.entrants) != 2 or args.ray is not None or args.save_games or args.sample:
+        p.error("--equal-time takes exactly two entrants, without --ray, --save-games or --sample")
+
+    def show_match(match):
+        mine, theirs = match["seconds_per_move"]
+        print(f"  {args.entrants[0]} at {match['simulations']} simulations: {1000 * mine:.2f} ms per move; "
+              f"{args.entrants[1]}: {1000 * theirs:.2f} ms per move", file=sys.stderr, flush=True)
+    return equal_time_match(tournament, core, args.entrants[0], args.entrants[1], args.games, args.seed,
+                            args.time_tolerance, progress=show_match)
 
 
 if __name__ == "__main__":

@@ -223,11 +223,21 @@ class SelfPlay:
         return samples, int(rows.size), results
 
 
+def search_stats(search: GumbelSearch) -> dict:
+    """What ``search`` has done so far: its simulations, the seconds its searches took, and of those the
+    seconds in the network, the core and the tree kernels."""
+    return {"simulations": search.simulated, "seconds": search.seconds, **search.timings}
+
+
 class LocalSelfPlay:
     """Self-play in the trainer's process: one move of every game per :meth:`next`."""
 
     def __init__(self, selfplay: SelfPlay):
         self.selfplay = selfplay
+
+    def stats(self) -> dict:
+        """:func:`search_stats` of the self-play search so far."""
+        return search_stats(self.selfplay.search)
 
     def next(self):
         """(finished games' samples, positions recorded, baseline results, moves played)."""
