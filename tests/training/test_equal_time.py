@@ -14,7 +14,7 @@ def test_a_search_spec_gets_a_new_budget_and_keeps_its_settings():
     assert search_budget("az:runs/x/final.safetensors:50:gumbel_scale=0")[0] == 50
     assert with_simulations("az:runs/x/final.safetensors:50:gumbel_scale=0,device=cpu", 80) == \
         "az:runs/x/final.safetensors:80:gumbel_scale=0,device=cpu"
-    for spec in ("greedy", "random", "az:runs/x/final.safetensors", "pretrained"):
+    for spec in ("greedy", "random", "az:runs/x/final.safetensors", "pretrained", "mcts:abc", "mcts:-3"):
         with pytest.raises(OptionError, match=f"must search a number of simulations.*got '{spec}'"):
             search_budget(spec)
 

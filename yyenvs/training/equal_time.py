@@ -22,8 +22,10 @@ MAX_ROUNDS = 8
 def search_budget(spec: str) -> tuple[int, int]:
     """(simulations per move, the most allowed) of a search agent's spec: ``mcts[:<n>]`` or
     ``az:<checkpoint>:<n>[:...]``."""
-    if spec == "mcts" or spec.startswith("mcts:"):
-        return (int(spec[5:]) if spec != "mcts" else DEFAULT_SIMULATIONS), MAX_SIMULATIONS
+    if spec == "mcts":
+        return DEFAULT_SIMULATIONS, MAX_SIMULATIONS
+    if spec.startswith("mcts:") and spec[5:].isascii() and spec[5:].isdigit() and len(spec) <= 25:
+        return int(spec[5:]), MAX_SIMULATIONS
     if spec.startswith("az:"):
         simulations = parse_az_spec(spec)[1]
         if simulations is not None:
