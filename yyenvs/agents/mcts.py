@@ -305,9 +305,9 @@ class MCTSAgent(Agent):
         mask[done] = False
         if root and core.num_actions > self.core.num_actions:
             mask[:, self.core.num_actions:] = False  # the caller's actions only
-        rows, acts = np.nonzero(mask)  # the new edges' nodes and actions, in the pool's order
-        counts = np.bincount(rows, minlength=n)
-        sl = tree.add_edges(nodes, mask)
+        sl, counts = tree.add_edges(nodes, mask)
+        rows = np.repeat(np.arange(n), counts)  # each new edge's node (of ``nodes``) and action
+        acts = tree.edge_action[sl].astype(np.int64)
         k = rows.size
         tree.edge_noise[sl] = uniform01(self.seed, states.seed[rows], states.ply[rows].astype(np.uint64),
                                         acts.astype(np.uint64), np.uint64(_TAG_EDGE))

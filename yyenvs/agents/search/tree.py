@@ -112,9 +112,9 @@ class Tree:
             grown[:cap] = old
             setattr(self, name, grown)
 
-    def add_edges(self, nodes: np.ndarray, mask: np.ndarray) -> slice:
+    def add_edges(self, nodes: np.ndarray, mask: np.ndarray) -> tuple[slice, np.ndarray]:
         """Give each of ``nodes`` one edge per action of its row of ``mask``, in order, no child yet;
-        the new edges, in the order of ``nodes``, are the slice returned."""
+        returns the new edges (a slice, in the order of ``nodes``) and each node's count of them."""
         start = self.num_used_edges
         counts = np.empty(mask.shape[0], np.int64)
         _count_legal(mask, counts)
@@ -123,7 +123,7 @@ class Tree:
         self.reserve_edges(end)
         _fill_edges(nodes, mask, first, self.first_edge, self.num_edges, self.edge_action, self.edge_child)
         self.num_used_edges = end
-        return slice(start, end)
+        return slice(start, end), counts
 
 
 @batch_kernel(parallel_min_batch=64)
