@@ -36,8 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="yoxii", choices=list(GAMES), help="the game (default yoxii)")
     parser.add_argument("--agents", nargs="+", default=["greedy", "random"], metavar="AGENT",
                         help="two agents: random, greedy, mcts[:n], az:<checkpoint>[:<n>[:<key>=<value>,...]], "
-                             "pretrained or a checkpoint path; with --human, 'human' and the agent you play "
-                             "(in seat order)")
+                             "pretrained, pretrained:fast or a checkpoint path; with --human, 'human' and the agent "
+                             "you play (in seat order)")
     parser.add_argument("--games", type=games_int, default=1000,
                         help="games to play, seats alternating (default 1000; with --human: ignored)")
     parser.add_argument("--seed", type=seed_int, default=0,

@@ -359,6 +359,7 @@ def test_bad_config_files_refused(tmp_path, text, words):
     ("eval.opponents=[foo]", ["eval.opponents", "'foo'"]),
     ("eval.opponents=[mcts:0]", ["eval.opponents", "'mcts:0'"]),
     ("selfplay.baselines=[random, gredy]", ["selfplay.baselines", "'gredy'"]),
+    ("selfplay.baselines=[pretrained:slow]", ["selfplay.baselines", "'pretrained:slow'"]),
     ("game_options=[1]", ["game_options", "mapping"]),
     ("game=chess", ["game", "chess"]),
     ("torch_threads=100000", ["torch_threads"]),
@@ -381,8 +382,9 @@ def test_run_dir_that_is_a_file_refused(tmp_path):
 
 def test_good_opponents_and_shares_accepted():
     cfg = load_config(None, ["eval.opponents=[random, greedy, mcts, mcts:16]", "selfplay.latest=0.5",
-                             "selfplay.baseline_share=0.5"])
+                             "selfplay.baseline_share=0.5", "selfplay.baselines=[pretrained:fast, pretrained]"])
     assert cfg["eval"]["opponents"][-1] == "mcts:16"
+    assert cfg["selfplay"]["baselines"] == ["pretrained:fast", "pretrained"]
     with pytest.raises(ConfigError, match="selfplay.baseline_share"):
         load_config(None, ["selfplay.latest=0.6", "selfplay.baseline_share=0.5"])
 

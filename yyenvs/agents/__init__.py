@@ -4,8 +4,10 @@ An opponent spec is one of: ``"random"``, ``"greedy"``, ``"mcts"`` or
 ``"mcts:<simulations>"``, ``"az:<checkpoint>:<simulations>"`` (a trained
 policy-value network searching that many simulations per move; settings of the
 search may follow, ``az:<checkpoint>:<simulations>:gumbel_scale=0``) or
-``"az:<checkpoint>"`` (the network alone), ``"pretrained"`` (the trained policy that
-ships with the package for this game and player count, see :func:`pretrained_path`), an
+``"az:<checkpoint>"`` (the network alone), ``"pretrained"`` (the strongest agent that
+ships with the package for this game and player count: a search network with its shipped budget
+where one ships, see :func:`pretrained_spec`), ``"pretrained:fast"`` (the shipped agent that plays
+without search, about a millisecond a move), an
 :class:`Agent`, a callable ``f(state, mask) -> actions``, or a path to a checkpoint
 (``.safetensors``).
 """
@@ -22,17 +24,26 @@ __all__ = ["Agent", "RandomAgent", "GreedyAgent", "make_agent", "sample_legal", 
 
 BASELINES = ("random", "greedy", "mcts")
 PRETRAINED = "pretrained"
+#: the shipped agent without search: for self-play pools, the browser and fast play
+PRETRAINED_FAST = "pretrained:fast"
+#: the search each shipped search network (``agents/pretrained/search/<file>``) plays ``pretrained``
+#: with: what follows ``az:<file>:`` (its ratings are on its game's page in docs/games/)
+PRETRAINED_SEARCH = {
+    "koi.safetensors": "200:find_wins=1,gumbel_scale=0",
+    "yoxii.safetensors": "200:find_wins=1,gumbel_scale=0",
+}
 
 
-def pretrained_path(core: GameCore) -> str:
-    """The packaged policy for ``core``: the file ``agents/pretrained/<game>*.safetensors`` trained
-    on ``core``'s player count and rule options (``koi.safetensors`` for Koi's defaults,
-    ``koi-v0.safetensors`` for Koi-v0's, ``yinyang-3p.safetensors``); OptionError listing what
-    ships when none is."""
+def pretrained_path(core: GameCore, search: bool = False) -> str:
+    """The packaged file for ``core``: ``agents/pretrained/<game>*.safetensors`` (a policy played
+    without search), or with ``search`` ``agents/pretrained/search/<game>*.safetensors`` (a search
+    network), trained on ``core``'s player count and rule options (``koi.safetensors`` for Koi's
+    defaults, ``koi-v0.safetensors`` for Koi-v0's, ``yinyang-3p.safetensors``); OptionError
+    listing what ships when none is."""
     from importlib import resources
 
     from yyenvs.agents.checkpoint import read_metadata
-    folder = resources.files("yyenvs.agents").joinpath("pretrained")
+    folder = resources.files("yyenvs.agents").joinpath("pretrained", *(["search"] if search else []))
     files = sorted(p.name for p in folder.iterdir() if p.name.startswith(core.name)
                    and p.name.endswith(".safetensors")) if folder.is_dir() else []
     want = core.spec.deciding({o.name: core.options[o.name] for o in core.spec.options if o.rules})
@@ -40,8 +51,25 @@ def pretrained_path(core: GameCore) -> str:
         meta = core.spec.deciding(read_metadata(os.fspath(folder.joinpath(name)))["options"])
         if all(meta.get(k) == v for k, v in want.items()):
             return os.fspath(folder.joinpath(name))
-    raise OptionError(f"no pretrained agent ships for {core.name} with {core.num_players} player(s) and "
+    kind = "pretrained search network" if search else "pretrained agent"
+    raise OptionError(f"no {kind} ships for {core.name} with {core.num_players} player(s) and "
                       f"options {want}; the package has {files or 'none'} for {core.name}")
+
+
+def pretrained_spec(core: GameCore, fast: bool = False) -> str:
+    """The agent spec ``pretrained`` (or with ``fast`` ``pretrained:fast``) stands for on ``core``:
+    the shipped search network with its budget from :data:`PRETRAINED_SEARCH` where one ships,
+    else the shipped policy; fast: the shipped policy, else the search network alone."""
+    try:
+        network = pretrained_path(core, search=True)
+    except OptionError:
+        return pretrained_path(core)
+    if not fast:
+        return f"az:{network}:{PRETRAINED_SEARCH[os.path.basename(network)]}"
+    try:
+        return pretrained_path(core)
+    except OptionError:
+        return network
 
 
 def load_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) -> Agent:
@@ -74,12 +102,13 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
         return RandomAgent(core, seed)
     if spec == "greedy":
         return GreedyAgent(core, seed)
-    if spec == PRETRAINED:
-        agent = load_agent(pretrained_path(core), core, seed, deterministic)
-        agent.name = PRETRAINED
+    if spec in (PRETRAINED, PRETRAINED_FAST):
+        agent = make_agent(pretrained_spec(core, fast=spec == PRETRAINED_FAST), core, seed, deterministic)
+        agent.name = spec
         return agent
     if name in ("random", "greedy", PRETRAINED) and colon:
-        raise OptionError(f"opponent {name!r} takes no argument, got {show(spec)}")
+        other = f" other than 'fast' ({PRETRAINED_FAST!r})" if name == PRETRAINED else ""
+        raise OptionError(f"opponent {name!r} takes no argument{other}, got {show(spec)}")
     if name == "mcts":
         from yyenvs.agents.mcts import MAX_SIMULATIONS, MCTSAgent
         if colon and not (arg.isascii() and arg.isdigit() and len(arg) <= 20
@@ -98,4 +127,4 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
         if isinstance(spec, str) else []
     hint = f" (did you mean {near[0]!r}?)" if near else ""
     raise OptionError(f"unknown opponent {show(spec)}{hint}; use one of {BASELINES}, 'mcts:<n>', "
-                      "'az:<checkpoint>[:<n>]', 'pretrained', a callable or a checkpoint path")
+                      "'az:<checkpoint>[:<n>]', 'pretrained', 'pretrained:fast', a callable or a checkpoint path")

@@ -165,7 +165,7 @@ RANGES = {
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),
            "rllib.mode": ("selfplay", "vector"), "az.lr_schedule": ("constant", "cosine")}
-OPPONENT = re.compile(r"random|greedy|mcts(:[1-9][0-9]{0,6})?")
+OPPONENT = re.compile(r"random|greedy|pretrained(?::fast)?|mcts(:[1-9][0-9]{0,6})?")
 
 
 def _opponent_ok(x) -> bool:
@@ -181,8 +181,8 @@ def _opponent_ok(x) -> bool:
 
 #: the ``selfplay.baselines`` entry for the network being trained, unsearched (az only)
 PRIOR = "prior"
-_OPPONENTS = (f"random, greedy, mcts or mcts:<n>, n from 1 to {MAX_SIMULATIONS:,}, "
-              "or az:<checkpoint>[:<n>[:<key>=<value>,...]]")
+_OPPONENTS = (f"random, greedy, pretrained, pretrained:fast, mcts or mcts:<n>, n from 1 to "
+              f"{MAX_SIMULATIONS:,}, or az:<checkpoint>[:<n>[:<key>=<value>,...]]")
 
 # list keys -> (what each entry must be, a test of one entry)
 LIST_ENTRIES = {

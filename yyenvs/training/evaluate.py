@@ -229,8 +229,8 @@ def main(argv=None) -> int:
     p = ArgumentParser(prog="yyenvs eval", description=__doc__.splitlines()[0])
     p.add_argument("entrants", nargs="+",
                    help="checkpoint paths (.safetensors), az:<checkpoint>[:<n>[:<key>=<value>,...]] (a search "
-                        "agent with n simulations per move and settings of its search) and/or baselines: random, "
-                        "greedy, mcts[:n]")
+                        "agent with n simulations per move and settings of its search), pretrained, pretrained:fast "
+                        "and/or baselines: random, greedy, mcts[:n]")
     p.add_argument("--game", default=None, help=f"game name ({', '.join(list(GAMES))}); "
                    "default: the game of the first checkpoint")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
