@@ -52,11 +52,11 @@ def play(core, setup, swim, opponent, seat: int, seeds):
     split = PhaseSplit(setup, swim)
     seats = np.zeros((len(seeds), 2), np.int64)
     seats[:, 1 - seat] = 1
-    timing = np.zeros((2, 2))
+    timing = np.zeros((2, 3))
     scores, _ = play_games(core, [split, opponent], seats, seeds, timing)
     me, other = scores[:, seat], scores[:, 1 - seat]
     return ((int((me > other).sum()), int((me == other).sum()), int((me < other).sum())),
-            {**split.clock, "opponent": list(timing[1])})
+            {**split.clock, "opponent": list(timing[1, [0, 2]])})
 
 
 def main(argv=None):

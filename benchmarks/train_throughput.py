@@ -122,7 +122,7 @@ def main(argv=None) -> int:
         p.error("--steps and --repeats must be positive")
     import torch
     torch.set_num_threads(args.threads)
-    overrides = list(args.overrides) + [f"torch_threads={args.threads}"]
+    overrides = list(args.overrides) + [f"threads={args.threads}"]
     print(f"hardware: {cpu_name()}, {os.cpu_count()} logical CPUs, torch {torch.__version__} "
           f"({args.threads} threads), Python {platform.python_version()}, {platform.system()}", flush=True)
     run_dir = tempfile.mkdtemp(prefix="yyenvs-bench-")

@@ -9,6 +9,14 @@ from __future__ import annotations
 
 import importlib
 
+from yyenvs.core.threads import set_threads, sleep_when_idle
+
+sleep_when_idle()  # before torch or numba load OpenMP: idle threads sleep instead of spinning
+
+from yyenvs.core import compile_notice
+
+compile_notice.install()  # a line on stderr when numba compiles a part of the package for this machine
+
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.errors import IllegalActionError, OpponentError, OptionError, RecordError
 from yyenvs.core.spec import GameSpec, Option
@@ -17,7 +25,7 @@ from yyenvs.games import GAMES, game_spec, load_record, make_core, read_position
 
 __version__ = "0.1.0"
 __all__ = ["BatchState", "CHANCE_PLAYER", "GAMES", "GameCore", "GameSpec", "IllegalActionError", "OpponentError",
-           "Option", "OptionError", "RecordError", "game_spec", "load_record", "make_core", "read_position", "yoxii_v0", "koi_v0", "koi_v1",
+           "Option", "OptionError", "RecordError", "game_spec", "load_record", "make_core", "read_position", "set_threads", "yoxii_v0", "koi_v0", "koi_v1",
            "yinyang_v1"]
 
 register_all()

@@ -28,6 +28,7 @@ from yyenvs.agents.base import sample_legal
 from yyenvs.cli import ArgumentParser, batch_int, positive_float, positive_int, run
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
+from yyenvs.core.threads import set_threads
 from yyenvs.games import GAMES, game_spec, make_core
 
 
@@ -148,11 +149,10 @@ def print_compile_times(games: list[str], repeats: int) -> None:
 
 def _settings(batch: int, args) -> list[tuple[str, str, int]]:
     """(row label, kernel mode, numba threads) of each figure to take at ``batch``."""
-    every = numba.config.NUMBA_NUM_THREADS
-    out = [("core", "auto", every)]
+    out = [("core", "auto", args.default_threads)]
     if batch >= kernels.PARALLEL_MIN_BATCH:
         if args.parallel:
-            out += [("core serial", "serial", every), ("core parallel", "parallel", every)]
+            out += [("core serial", "serial", args.default_threads), ("core parallel", "parallel", args.default_threads)]
         out += [(f"core {t} threads", "serial" if t == 1 else "parallel", t) for t in args.threads]
     return out
 
@@ -175,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"threads (1: serial; at most {numba.config.NUMBA_NUM_THREADS} here), "
                              "with each figure's ratio to the first")
     args = parser.parse_args(argv)
+    args.default_threads = set_threads()["threads"]  # the cores this process may use, or YYENVS_THREADS
     if any(t > numba.config.NUMBA_NUM_THREADS for t in args.threads):
         parser.error(f"--threads: numba has {numba.config.NUMBA_NUM_THREADS} threads here (set NUMBA_NUM_THREADS "
                      "before the run for more)")
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{label:<34} {layer:<15}{batch:>6}{sps:>14,.0f}{sps / ref:>9.1f}x"
                           f"{nbytes:>9.0f}{scaling}")
                 kernels.set_parallel(parallel_default)
-                numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+                numba.set_num_threads(args.default_threads)
             from yyenvs.envs.aec import aec_factories
             _, env_fn = aec_factories(game)
             env = env_fn(**options)

@@ -79,6 +79,22 @@ def positive_float(text: str) -> float:
     return value
 
 
+def thread_count(text: str) -> int:
+    """argparse type of ``--threads``: a thread count (:func:`yyenvs.core.threads.check_threads`)."""
+    from yyenvs.core.threads import check_threads
+    try:
+        return check_threads(text, "--threads")
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--threads: ")) from None
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: the threads the command's kernels and networks use (docs/performance.md#threads)."""
+    parser.add_argument("--threads", type=thread_count, default=None, metavar="N",
+                        help="threads for numba's kernels and torch (default: the cores this process may use, "
+                             "or YYENVS_THREADS); see docs/performance.md#threads")
+
+
 def run(command: str, fn, argv) -> int:
     """``fn(argv)`` with the package's user errors turned into one line and status 2."""
     # OptionError covers ConfigError, DataFileError, CheckpointError and RecordError too

@@ -11,10 +11,11 @@ import time
 
 from yyenvs.agents import BASELINES, make_agent
 from yyenvs.agents.match import play_match
-from yyenvs.cli import ArgumentParser, games_int, run, seed_int
+from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, run, seed_int
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
+from yyenvs.core.threads import MATCH, set_threads
 from yyenvs.games import GAMES, make_core
 
 HUMAN = "human"
@@ -53,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="with --human: print the address only")
     parser.add_argument("--terminal", action="store_true",
                         help="with --human: play in this terminal (the board as text, moves by number or name)")
+    add_threads_argument(parser)
     args = parser.parse_args(argv)
+    set_threads(args.threads, MATCH)
     try:
         options = parse_options(args.option)
     except OptionError as e:

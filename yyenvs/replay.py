@@ -13,7 +13,8 @@ import sys
 
 import numpy as np
 
-from yyenvs.cli import ArgumentParser, run, seed_int
+from yyenvs.cli import ArgumentParser, add_threads_argument, run, seed_int
+from yyenvs.core.threads import MATCH, set_threads
 from yyenvs.values import parse_options
 from yyenvs.core.files import check_output, write_text_file
 from yyenvs.core.record import GameRecorder, read_record
@@ -50,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a game option: with --game, any; with a record, one it names a file for "
                              "(Yin Yang's data_file)")
+    add_threads_argument(parser)
     args = parser.parse_args(argv)
+    set_threads(args.threads, MATCH)
     if (args.record is None) == (args.game is None):
         parser.error("give a record, or --game to play one game")
     from yyenvs.web.pages import replay_page

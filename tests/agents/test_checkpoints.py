@@ -330,7 +330,7 @@ def test_export_is_small_and_plays_the_same(tmp_path, capsys):
 def _cfg(run_dir, **extra):
     from yyenvs.training.config import load_config
     over = [("run_dir", str(run_dir)), ("num_envs", 4), ("ppo.n_steps", 8), ("ppo.batch_size", 32),
-            ("ppo.n_epochs", 1), ("ppo.net_arch", [8]), ("total_timesteps", 64), ("torch_threads", 1),
+            ("ppo.n_epochs", 1), ("ppo.net_arch", [8]), ("total_timesteps", 64), ("threads", 1),
             ("selfplay.snapshot_every", 32), ("checkpoint.every", 32), ("eval.every", 0),
             ("eval.final_games", 0), ("eval.table_games", 0), ("log.progress", False),
             ("log.tensorboard", False)] + list(extra.items())
@@ -402,7 +402,7 @@ def test_write_error_keeps_earlier_checkpoints(tmp_path, monkeypatch, capsys):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     monkeypatch.setattr(safetensors.torch, "save_file", full_disk)
     rc = main([f"run_dir={run}", "total_timesteps=96", "num_envs=4", "ppo.n_steps=8", "ppo.batch_size=32",
-               "ppo.n_epochs=1", "ppo.net_arch=[8]", "torch_threads=1", "selfplay.snapshot_every=32",
+               "ppo.n_epochs=1", "ppo.net_arch=[8]", "threads=1", "selfplay.snapshot_every=32",
                "checkpoint.every=32", "eval.every=0", "eval.final_games=0", "eval.table_games=0",
                "log.progress=false", "log.tensorboard=false"])
     err = capsys.readouterr().err.strip().splitlines()

@@ -26,7 +26,7 @@ def tiny_config(run_dir, game="koi", **extra):
     from yyenvs.training.config import load_config
     options, games, moves = TINY[game]
     overrides = {"algo": "az", "game": game, "game_options": options, "run_dir": str(run_dir),
-                 "num_envs": games, "total_timesteps": moves, "torch_threads": 1,
+                 "num_envs": games, "total_timesteps": moves, "threads": 1,
                  "az.simulations": 4, "az.max_considered": 4, "az.hidden": [16], "az.min_replay": 32,
                  "az.batch_size": 32, "az.eval_simulations": 2, "selfplay.snapshot_every": moves // 2,
                  "checkpoint.every": moves // 2, "eval.every": 0, "eval.final_games": 4, "eval.table_games": 2,

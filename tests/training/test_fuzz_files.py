@@ -362,7 +362,7 @@ def test_bad_config_files_refused(tmp_path, text, words):
     ("selfplay.baselines=[pretrained:slow]", ["selfplay.baselines", "'pretrained:slow'"]),
     ("game_options=[1]", ["game_options", "mapping"]),
     ("game=chess", ["game", "chess"]),
-    ("torch_threads=100000", ["torch_threads"]),
+    ("threads=100000", ["threads"]),
 ])
 def test_bad_override_refused(override, words):
     with pytest.raises(ConfigError) as e:

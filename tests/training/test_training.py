@@ -16,7 +16,7 @@ GAME_IDS = list(GAMES)
 
 TINY = [
     ("num_envs", 16), ("ppo.n_steps", 16), ("ppo.batch_size", 128), ("ppo.n_epochs", 1),
-    ("ppo.net_arch", [32]), ("total_timesteps", 768), ("torch_threads", 1),
+    ("ppo.net_arch", [32]), ("total_timesteps", 768), ("threads", 1),
     ("selfplay.snapshot_every", 256), ("selfplay.latest", 0.3), ("checkpoint.every", 256),
     ("eval.every", 512), ("eval.games", 8), ("eval.final_games", 8), ("eval.table_games", 4),
     ("eval.table_snapshots", 2), ("log.progress", False),
@@ -361,7 +361,7 @@ def test_the_training_scripts_run_a_short_self_play(tmp_path, script, config, ex
     import subprocess
     import sys
     root = ROOT
-    small = ["torch_threads=1", "log.progress=false", "log.tensorboard=false", "eval.every=0",
+    small = ["threads=1", "log.progress=false", "log.tensorboard=false", "eval.every=0",
              "eval.final_games=4", "eval.table_games=2", "eval.table_snapshots=2",
              "selfplay.snapshot_every=256", "checkpoint.every=256", f"run_dir={tmp_path / 'run'}"]
     r = subprocess.run([sys.executable, os.path.join("training", script), "--config", config, *small, *extra],

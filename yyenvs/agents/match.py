@@ -22,6 +22,11 @@ import numpy as np
 from yyenvs.core.record import GameRecorder
 from yyenvs.core.rng import derive_seeds
 
+#: the columns of play_games's ``timing``: wall seconds and CPU seconds in ``act``, moves made.  CPU
+#: time counts what the agent's own calls computed, on any of this process's threads; another
+#: process on the machine does not change it (idle threads sleep: yyenvs.core.threads)
+TIMING = ("wall", "cpu", "moves")
+
 
 def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.ndarray | None = None,
                recorder=None) -> tuple[np.ndarray, int]:
@@ -30,8 +35,9 @@ def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.nd
 
     Returns the (G, P) final scores (the sum of each seat's rewards) and the
     number of actions played.  Truncated games keep the rewards they got
-    (usually none: a draw).  ``timing`` (len(agents), 2), if given, gains each
-    agent's seconds in ``act`` and the moves it made.  A ``recorder``
+    (usually none: a draw).  ``timing`` (len(agents), 3), if given, gains each
+    agent's seconds in ``act`` (:data:`TIMING`: wall time, and this process's CPU
+    time over all its threads) and the moves it made.  A ``recorder``
     (:class:`~yyenvs.core.record.GameRecorder`) is shown every step's actions.
     With explicit chance, chance nodes take their outcomes from the row's own
     stream (:meth:`~yyenvs.core.contract.GameCore.sample_chance`), so the games
@@ -56,10 +62,10 @@ def play_games(core, agents, seats: np.ndarray, seeds: np.ndarray, timing: np.nd
         entrant = seats[rows_all, np.maximum(state.current_player, 0).astype(np.int64)]
         for e in np.unique(entrant[live]):
             rows = np.flatnonzero(live & (entrant == e))
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             actions[rows] = agents[e](state.take(rows), mask[rows])
             if timing is not None:
-                timing[e] += (time.perf_counter() - t, rows.size)
+                timing[e] += (time.perf_counter() - t, time.process_time() - cpu, rows.size)
         if recorder is not None:
             recorder.step(state, actions)
         core.step(state, actions)

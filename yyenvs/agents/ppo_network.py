@@ -30,6 +30,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from yyenvs.agents import ppo_description
 from yyenvs.core.errors import NetworkError  # noqa: F401  (raised here; importers name it from here too)
+from yyenvs.core.threads import apply_to_torch
+
+apply_to_torch()  # torch's threads as the command chose them, where it had not imported torch yet
 
 HUGE_NEG = -1e8
 #: the layers of the activations a description may name (ppo_description.ACTIVATIONS)

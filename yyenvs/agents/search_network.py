@@ -25,6 +25,9 @@ from torch import nn
 
 from yyenvs.agents.search_description import PV_CLASS, PV_PADDINGS  # what a checkpoint may name
 from yyenvs.core.errors import NetworkError
+from yyenvs.core.threads import apply_to_torch
+
+apply_to_torch()  # torch's threads as the command chose them, where it had not imported torch yet
 
 MAX_WIDTH = 1 << 16
 MAX_BLOCKS = 64

@@ -36,6 +36,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from yyenvs.agents.base import Agent
 from yyenvs.core.errors import IllegalActionError
 from yyenvs.core.rng import check_seed, derive_seeds, fresh_seed
+from yyenvs.core.threads import fit_ray_worker
 from yyenvs.envs.learner import ILLEGAL_ACTION_REWARD
 from yyenvs.envs.vector import GameVectorEnv
 from yyenvs.games import GAMES, make_core
@@ -125,7 +126,9 @@ class MultiAgentGameEnv(MultiAgentEnv):
 
 
 def multi_agent_env(config) -> MultiAgentGameEnv:
-    """The env creator for ``register_env`` (RLlib passes its ``env_config``)."""
+    """The env creator for ``register_env`` (RLlib passes its ``env_config``); in an env runner, its
+    threads are the CPUs Ray gave it (:func:`yyenvs.core.threads.fit_ray_worker`)."""
+    fit_ray_worker()
     return MultiAgentGameEnv(dict(config))
 
 
@@ -147,6 +150,7 @@ def vector_env(config) -> RLlibVectorEnv:
     """The env creator to register (``ray.tune.registry.register_env("yyenvs_vector", vector_env)``) and use
     with ``env_config={"game": ..., options...}`` and ``gym_env_vectorize_mode="vector_entry_point"``:
     RLlib's env runners add ``num_envs`` (their ``num_envs_per_env_runner``) to the config."""
+    fit_ray_worker()
     config = dict(config)
     return RLlibVectorEnv(config.pop("game", "yoxii"), num_envs=config.pop("num_envs", 1), **config)
 
@@ -158,6 +162,7 @@ def gym_id(game: str) -> str:
 
 def _vector_entry_point(game):
     def make(num_envs: int = 1, **kwargs):
+        fit_ray_worker()
         return RLlibVectorEnv(game, num_envs=num_envs, **kwargs)
     return make
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 
 import numpy as np
@@ -45,6 +44,7 @@ from yyenvs.agents.gumbel import SEARCH_DEFAULTS, GumbelSearch
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.search_network import make_network, network_description
 from yyenvs.training.config import ConfigError
+from yyenvs.training.progress import ProgressBar, StrengthLog
 from yyenvs.training.run import TrainingRun
 from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, Targets, make_baselines, make_search
 
@@ -235,13 +235,9 @@ class AZTrainer(TrainingRun):
         if cfg["log"]["tensorboard"]:
             from torch.utils.tensorboard import SummaryWriter
             writer = SummaryWriter(os.path.join(self.dirs["tb"], "az"))
-        bar = None
-        if cfg["log"]["progress"]:
-            from tqdm import tqdm
-            bar = tqdm(total=cfg["total_timesteps"], initial=self.num_timesteps, unit="move", unit_scale=True,
-                       dynamic_ncols=True, file=sys.stderr, mininterval=1.0, smoothing=0.1, desc=core.name)
-        every = {"snapshot": cfg["selfplay"]["snapshot_every"], "checkpoint": cfg["checkpoint"]["every"],
-                 "eval": cfg["eval"]["every"] or math.inf}
+        bar = ProgressBar(cfg, self.num_timesteps, "move", core.name) if cfg["log"]["progress"] else None
+        self.strength = StrengthLog(cfg, self.dirs["eval"], self.num_timesteps, self.elapsed_before)
+        every = {"snapshot": cfg["selfplay"]["snapshot_every"], "checkpoint": cfg["checkpoint"]["every"]}
         due = {k: (self.num_timesteps // v + 1) * v if v != math.inf else math.inf for k, v in every.items()}
         losses = []
         step0, t0 = self.num_timesteps, time.time()
@@ -307,26 +303,23 @@ class AZTrainer(TrainingRun):
         if step >= due["snapshot"]:
             self.save_snapshot()
             due["snapshot"] = (step // every["snapshot"] + 1) * every["snapshot"]
-        if step >= due["eval"]:
+        if self.strength.due(step):
             self.last_eval = self.quick_eval()
+            self.strength.record(self.last_eval, bar.bar.write if bar is not None else self.log)
             if writer is not None:
                 for name, r in self.last_eval.items():
                     if isinstance(r, dict):
                         writer.add_scalar(f"eval/win_rate_vs_{name}", r["win_rate"], step)
-            due["eval"] = (step // every["eval"] + 1) * every["eval"]
         if step >= due["checkpoint"]:
             self.save_checkpoint()
             due["checkpoint"] = (step // every["checkpoint"] + 1) * every["checkpoint"]
-        if bar is not None and time.time() - getattr(bar, "last_shown", 0.0) > 1.0:
-            bar.last_shown = time.time()
-            bar.n = min(step, bar.total)
+        if bar is not None and bar.due():
             parts = [f"games {self.games_finished}"]
             if losses:
                 pl, vl = np.mean(losses[-50:], axis=0)
-                parts.append(f"loss {pl:.2f}/{vl:.3f}")
+                parts.append(f"loss: policy {pl:.2f} value {vl:.3f}")
             if self.last_eval:
-                parts.append("eval " + " ".join(f"{k[:3]} {100 * v['win_rate']:.0f}%"
+                parts.append("eval " + " ".join(f"{k} {100 * v['win_rate']:.0f}%"
                                                 for k, v in self.last_eval.items() if isinstance(v, dict)))
             parts += self._search_speed(bar)
-            bar.set_postfix_str(" | ".join(parts), refresh=False)
-            bar.refresh()
+            bar.show(step, parts)

@@ -7,6 +7,8 @@ import time
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from yyenvs.training.progress import ProgressBar, StrengthLog
+
 
 def _next_multiple(step: int, every: int) -> int:
     return (step // every + 1) * every
@@ -19,7 +21,6 @@ class SelfPlayCallback(BaseCallback):
         cfg = trainer.cfg
         self.snapshot_every = cfg["selfplay"]["snapshot_every"]
         self.ckpt_every = cfg["checkpoint"]["every"]
-        self.eval_every = cfg["eval"]["every"]
         self.max_seconds = 60.0 * cfg["max_minutes"] if cfg["max_minutes"] > 0 else math.inf
         self.bar = None
         self.stopped_early = False
@@ -28,15 +29,12 @@ class SelfPlayCallback(BaseCallback):
         step = int(self.model.num_timesteps)
         self.next_snapshot = _next_multiple(step, self.snapshot_every)
         self.next_ckpt = _next_multiple(step, self.ckpt_every)
-        self.next_eval = _next_multiple(step, self.eval_every) if self.eval_every else math.inf
+        t = self.trainer
+        self.strength = StrengthLog(t.cfg, t.dirs["eval"], step, t.elapsed_before)
         self.t0 = time.time()
         self.step0 = step
-        self.last_bar = 0.0
-        if self.trainer.cfg["log"]["progress"]:
-            from tqdm import tqdm
-            self.bar = tqdm(total=self.trainer.cfg["total_timesteps"], initial=step, unit="step",
-                            unit_scale=True, dynamic_ncols=True, file=sys.stderr, mininterval=1.0,
-                            smoothing=0.1, desc=self.trainer.core.name)
+        if t.cfg["log"]["progress"]:
+            self.bar = ProgressBar(t.cfg, step, "step", t.core.name)
 
     def _postfix(self) -> str:
         parts = []
@@ -57,23 +55,18 @@ class SelfPlayCallback(BaseCallback):
     def _on_step(self) -> bool:
         t = self.trainer
         step = int(self.model.num_timesteps)
-        if self.bar is not None:
-            self.bar.n = min(step, self.bar.total)
-            now = time.time()
-            if now - self.last_bar > 1.0:
-                self.bar.set_postfix_str(self._postfix(), refresh=False)
-                self.bar.refresh()
-                self.last_bar = now
+        if self.bar is not None and self.bar.due():
+            self.bar.show(step, [self._postfix()])
         if step >= self.next_snapshot:
             t.save_snapshot()
             self.next_snapshot = _next_multiple(step, self.snapshot_every)
-        if step >= self.next_eval:
+        if self.strength.due(step):
             t.last_eval = t.quick_eval()
+            self.strength.record(t.last_eval, self._write)
             for name, r in t.last_eval.items():
                 if isinstance(r, dict):
                     self.logger.record(f"eval/win_rate_vs_{name}", r["win_rate"])
                     self.logger.record(f"eval/win_rate_vs_{name}_ci_low", r["ci95"][0])
-            self.next_eval = _next_multiple(step, self.eval_every)
         if step >= self.next_ckpt:
             t.save_checkpoint()
             self.next_ckpt = _next_multiple(step, self.ckpt_every)
@@ -94,8 +87,15 @@ class SelfPlayCallback(BaseCallback):
         if dt > 0:
             self.logger.record("time/steps_per_second", (self.model.num_timesteps - self.step0) / dt)
 
+    def _write(self, line: str) -> None:
+        """A line of the run's log, above the bar."""
+        if self.bar is not None:
+            self.bar.bar.write(line, file=sys.stderr)
+        else:
+            self.trainer.log(line)
+
     def close(self) -> None:
         if self.bar is not None:
-            self.bar.set_postfix_str(self._postfix(), refresh=False)
+            self.bar.show(int(self.model.num_timesteps), [self._postfix()])
             self.bar.close()
             self.bar = None

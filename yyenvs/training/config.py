@@ -44,7 +44,7 @@ DEFAULTS: dict = {
     "total_timesteps": 2_000_000,  # learner decisions over the whole run
     "max_minutes": 0.0,          # stop (and checkpoint) after this wall time; 0 = no limit
     "num_envs": 128,             # games played at once
-    "torch_threads": 2,
+    "threads": 0,                # threads of numba's kernels and torch; 0: the cores this process may use
     "device": "auto",            # where the search trainer's network runs: auto (a GPU if torch sees one), cpu, cuda[:i]
     "ppo": {
         "n_steps": 64,           # per env; rollout = n_steps * num_envs
@@ -116,6 +116,7 @@ DEFAULTS: dict = {
     },
     "eval": {
         "every": 200_000,        # steps between quick evaluations vs eval.opponents (0 = off)
+        "every_minutes": 5.0,    # minutes between them too, whichever comes first (0 = off)
         "games": 200,            # games per opponent in those
         "opponents": ["random", "greedy"],
         "final_games": 1000,     # games per opponent of the final policy at the end (0 = skip)
@@ -141,7 +142,7 @@ MAX_ROLLOUT = 2**24    # ppo.n_steps * num_envs decisions held in the rollout bu
 # The allowed interval of every numeric key: "[" / "]" include the bound, "(" / ")" exclude it.
 RANGES = {
     "seed": f"[0, {SEED_LIMIT})", "total_timesteps": "[1, inf)", "max_minutes": "[0, inf)",
-    "num_envs": f"[1, {MAX_BATCH}]", "torch_threads": "[1, 1024]",
+    "num_envs": f"[1, {MAX_BATCH}]", "threads": "[0, 1024]",
     "ppo.n_steps": f"[1, {MAX_ROLLOUT}]", "ppo.batch_size": f"[2, {MAX_ROLLOUT}]", "ppo.n_epochs": "[1, 100000]",
     "ppo.learning_rate": "(0, inf)", "ppo.gamma": "[0, 1]", "ppo.gae_lambda": "[0, 1]",
     "ppo.clip_range": "(0, inf)", "ppo.ent_coef": "[0, inf)", "ppo.vf_coef": "[0, inf)",
@@ -150,7 +151,7 @@ RANGES = {
     "selfplay.max_snapshots": "[0, 10000]", "selfplay.pfsp_power": "[0, inf)", "selfplay.pfsp_floor": "[0, 1]",
     "selfplay.window": f"[1, {MAX_GAMES}]",
     "checkpoint.every": "[1, inf)",
-    "eval.every": "[0, inf)", "eval.games": f"[2, {MAX_GAMES}]", "eval.final_games": f"[0, {MAX_GAMES}]",
+    "eval.every": "[0, inf)", "eval.every_minutes": "[0, inf)", "eval.games": f"[2, {MAX_GAMES}]", "eval.final_games": f"[0, {MAX_GAMES}]",
     "eval.table_games": f"[0, {MAX_GAMES}]", "eval.table_snapshots": "[0, 1000]",
     "az.simulations": f"[1, {MAX_AZ_SIMULATIONS}]", "az.channels": f"[0, {MAX_CHANNELS}]", "az.blocks": "[0, 64]",
     "az.learning_rate": "(0, inf)", "az.weight_decay": "[0, inf)", "az.batch_size": "[1, 1048576]",
@@ -293,7 +294,13 @@ def _check_value(key: str, value, default):
     return value
 
 
+#: keys of earlier versions -> what replaced them
+RENAMED = {"torch_threads": "threads (numba's kernels and torch alike; see docs/performance.md#threads)"}
+
+
 def _set(cfg: dict, key: str, value) -> None:
+    if key in RENAMED:
+        raise ConfigError(f"config key {key!r} is now {RENAMED[key]}")
     if key in SECTIONS:  # e.g. ppo={n_steps: 8} or a YAML section
         merge(cfg, value, key + ".")
         return

@@ -84,11 +84,10 @@ def _check_reachable(address: str) -> None:
 
 def _pair_task(game: str, options: dict, specs: list[str], seed: int, deterministic: bool,
                i: int, j: int, games: int):
-    import torch
-
+    from yyenvs.core.threads import MATCH, set_threads
     from yyenvs.training.matches import make_entrants, play_pair
     from yyenvs.games import make_core
-    torch.set_num_threads(1)  # one task per core
+    set_threads(None, MATCH)  # the CPUs Ray gave this task (one), not every core of its machine
     core = make_core(game, **options)
     return play_pair(core, make_entrants(specs, core, seed, deterministic), i, j, games, seed)
 
@@ -124,12 +123,11 @@ class SelfPlayWorker:
     """One Ray actor's self-play: its own core state, network copy, search and seed streams."""
 
     def __init__(self, cfg: dict, desc: dict, worker: int, stream: int, weights: dict, gpu: bool = False):
-        import torch
-
+        from yyenvs.core.threads import set_threads
         from yyenvs.training.selfplay import SelfPlay, Targets, make_baselines, make_search
         from yyenvs.agents.search_network import make_network
         from yyenvs.games import make_core
-        torch.set_num_threads(1)
+        self.threads = set_threads()  # the CPUs Ray gave this actor, not every core of its machine
         az = cfg["az"]
         core = make_core(cfg["game"], **cfg["game_options"])
         device = "cuda" if gpu else "cpu"  # Ray shows an actor the GPU it shares as cuda:0

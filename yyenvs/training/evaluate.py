@@ -31,12 +31,15 @@ import numpy as np
 
 from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
-from yyenvs.cli import ArgumentParser, games_int, run, seed_int
+from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, run, seed_int
+from yyenvs.core.threads import MATCH, set_threads
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.files import check_output
 from yyenvs.core.record import record_paths
 from yyenvs.games import GAMES, make_core
+from yyenvs.agents.match import TIMING
+from yyenvs.training.equal_time import BUSY_CORES
 from yyenvs.training.matches import Entrant, make_entrants, play_pair
 from yyenvs.training.ratings import bradley_terry, wilson_interval
 
@@ -64,7 +67,7 @@ def tournament(core, entrants: list[Entrant], games: int, seed: int = 0, pairs=N
             raise OptionError(f"games must be >= 2 per pair (seats alternate), got {g}")
     wins = np.zeros((n, n))
     draws = np.zeros((n, n))
-    timing = np.zeros((n, 2))  # per entrant: seconds in act, moves made
+    timing = np.zeros((n, len(TIMING)))  # per entrant: wall and CPU seconds in act, moves made
     pairs = list(itertools.combinations(range(n), 2)) if pairs is None else list(pairs)
     jobs = [(i, j, per_pair[(i, j)] if per_pair is not None else games) for i, j in pairs]
     t0 = time.time()
@@ -112,14 +115,20 @@ def result_dict(core, entrants, wins, draws, games, seconds, timing=None) -> dic
             "games_per_pair": games, "seconds": round(seconds, 2),
             "entrants": [{"name": e.name, "kind": e.kind, "step": e.step,
                           "rating": None if np.isnan(ratings[k]) else round(float(ratings[k]), 1),
-                          # batched: the wall time of its act calls over the moves it made in them
-                          "seconds_per_move": (float(timing[k, 0] / timing[k, 1])
-                                               if timing is not None and timing[k, 1] else None)}
+                          # batched: the time of its act calls over the moves it made in them
+                          **_per_move(timing, k)}
                          for k, e in enumerate(entrants)],
             "wins": wins.astype(int).tolist(), "draws": draws.astype(int).tolist(),
             "table": table,
             "rating_method": "Bradley-Terry (Elo scale) by MM, draws as half wins, 1 virtual draw "
                              "per player vs a 0-rated reference" + (", random = 0" if anchor is not None else "")}
+
+
+def _per_move(timing, k: int) -> dict:
+    """Entrant ``k``'s wall and CPU seconds per move (None where it made no move)."""
+    moves = timing[k, 2] if timing is not None else 0
+    return {"seconds_per_move": float(timing[k, 0] / moves) if moves else None,
+            "cpu_seconds_per_move": float(timing[k, 1] / moves) if moves else None}
 
 
 def _connected(adj: np.ndarray) -> bool:
@@ -160,8 +169,9 @@ def format_table(result: dict) -> str:
     for e in sorted(result["entrants"], key=lambda e: -(e["rating"] if e["rating"] is not None else -1e9)):
         step = f"  step {e['step']}" if e["step"] is not None else ""
         rating = "n/a" if e["rating"] is None else f"{e['rating']:7.1f}"
-        spm = e.get("seconds_per_move")
+        spm, cpu = e.get("seconds_per_move"), e.get("cpu_seconds_per_move")
         per_move = f"  {1000 * spm:.2f} ms per move" if spm is not None else ""
+        per_move += f" ({1000 * cpu:.2f} ms CPU)" if cpu is not None else ""
         lines.append(f"  {e['name'].ljust(width)} {rating}{step}{per_move}")
     return "\n".join(lines)
 
@@ -252,12 +262,18 @@ def main(argv=None) -> int:
                         "--time-tolerance); each match's simulations and times are printed")
     p.add_argument("--time-tolerance", type=float, default=0.15, metavar="T",
                    help="with --equal-time: the largest relative difference of the times per move (default 0.15)")
+    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                   help="with --equal-time: the time compared: cpu, the CPU time of each side's own calls, which "
+                        "other processes do not change (default); wall, for a network on a GPU, with the "
+                        "machine checked idle during each match")
+    p.add_argument("--accept-unmatched", action="store_true",
+                   help="with --equal-time: exit 0 even when the last match's times are not within the tolerance")
     p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
                    help="play the pairs as Ray tasks: on the Ray cluster at ADDRESS, or, without one, on a "
                         "Ray started on this machine (needs the ray extra)")
+    add_threads_argument(p)
     args = p.parse_intermixed_args(argv)
-    import torch
-    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    set_threads(args.threads, MATCH)
     game = args.game
     if args.games < 2:
         p.error(f"--games must be at least 2 (seats alternate), got {args.games}")
@@ -287,7 +303,12 @@ def main(argv=None) -> int:
     if args.out:
         paths = write_outputs(result, args.out, args.force)
         print(f"wrote {paths['json']} and {paths['plot']}")
-    return 0
+    matched = result.get("equal_time", {}).get("matched", True)
+    if not matched:
+        print(f"yyenvs eval: the equal-time matching ended unmatched ({_unmatched_reason(result)}); the table "
+              "is not an equal-time result" + (" (accepted: --accept-unmatched)" if args.accept_unmatched else
+                                               "; --accept-unmatched exits 0 anyway"), file=sys.stderr)
+    return 0 if matched or args.accept_unmatched else 1
 
 
 def _equal_time(p, args, core) -> dict:
@@ -298,10 +319,27 @@ def _equal_time(p, args, core) -> dict:
 
     def show_match(match):
         mine, theirs = match["seconds_per_move"]
+        busy = match["other_processes_cores"]
+        others = f"; other processes kept {busy:.2f} cores busy" if busy is not None else ""
         print(f"  {args.entrants[0]} at {match['simulations']} simulations: {1000 * mine:.2f} ms per move; "
-              f"{args.entrants[1]}: {1000 * theirs:.2f} ms per move", file=sys.stderr, flush=True)
+              f"{args.entrants[1]}: {1000 * theirs:.2f} ms per move ({args.clock} time{others})",
+              file=sys.stderr, flush=True)
     return equal_time_match(tournament, core, args.entrants[0], args.entrants[1], args.games, args.seed,
-                            args.time_tolerance, progress=show_match)
+                            args.time_tolerance, progress=show_match, clock=args.clock)
+
+
+def _unmatched_reason(result: dict) -> str:
+    """Why an equal-time matching's last match is not matched, in words."""
+    et = result["equal_time"]
+    last = et["matches"][-1]
+    mine, theirs = last["seconds_per_move"]
+    why = (f"{1000 * mine:.2f} against {1000 * theirs:.2f} ms per move of {et['clock']} time after "
+           f"{len(et['matches'])} matches, tolerance {et['tolerance']:g}")
+    busy = last["other_processes_cores"]
+    if et["clock"] == "wall" and (busy is None or busy > BUSY_CORES):
+        why += ("; the machine's load could not be read" if busy is None else
+                f"; other processes kept {busy:.2f} cores busy (the wall clock needs an idle machine)")
+    return why
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.checkpoint import looks_like_checkpoint
-from yyenvs.agents.match import pair_seeds, pairwise_from_scores, play_games, seat_pattern
+from yyenvs.agents.match import TIMING, pair_seeds, pairwise_from_scores, play_games, seat_pattern
 from yyenvs.core.contract import OptionError
 from yyenvs.core.record import GameRecorder, save_records
 
@@ -42,13 +42,13 @@ def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> lis
 
 def play_pair(core, entrants: list[Entrant], i: int, j: int, games: int, seed: int, save_games=None):
     """The games of pair (i, j): wins and draws (n x n, row against column) and the
-    entrants' timing (seconds in act, moves made).  The games depend on the seed and
+    entrants' timing (:data:`~yyenvs.agents.match.TIMING`: wall and CPU seconds in act, moves made).  The games depend on the seed and
     the pair only, so any process that builds the same entrants plays the same ones.
     With ``save_games`` (a directory) each game is written there as a record,
     ``<i>-<j>-<k>.json``."""
     n = len(entrants)
     seats = seat_pattern(i, j, core.num_players, games)
-    timing = np.zeros((n, 2))
+    timing = np.zeros((n, len(TIMING)))
     seeds = pair_seeds(seed, i, j, games)
     recorder = None if save_games is None else GameRecorder(
         seeds, [[entrants[e].name for e in row] for row in seats])

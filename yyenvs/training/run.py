@@ -78,8 +78,8 @@ class TrainingRun:
 
     # -- the run directory ------------------------------------------------------------
     def _set_threads(self) -> None:
-        import torch
-        torch.set_num_threads(self.cfg["torch_threads"])
+        from yyenvs.core.threads import set_threads
+        self.threads = set_threads(self.cfg["threads"] or None)
 
     def _make_run_dirs(self) -> None:
         """``run_dir`` (a new one per run where it holds ``{time}``) and its sub-directories."""

@@ -26,10 +26,11 @@ import sys
 import time
 
 
-from yyenvs.cli import ArgumentParser
+from yyenvs.cli import ArgumentParser, add_threads_argument
 from yyenvs.values import one_line
 from yyenvs.core.contract import OptionError
 from yyenvs.training.config import ConfigError, load_config
+from yyenvs.training.progress import opening_line
 from yyenvs.training.run import TrainingRun
 
 class Trainer(TrainingRun):
@@ -196,8 +197,11 @@ def main(argv=None) -> int:
                    help="the short demo run: configs/quick.yaml settings on top of --config")
     p.add_argument("overrides", nargs="*", metavar="KEY=VALUE",
                    help="config overrides, e.g. ppo.learning_rate=1e-4 total_timesteps=200000")
+    add_threads_argument(p)
     args = p.parse_args(argv)
     overrides = list(args.overrides)
+    if args.threads is not None:
+        overrides.append(("threads", args.threads))
     try:
         if args.quick:
             overrides = _quick_overrides(args.config) + overrides
@@ -220,8 +224,7 @@ def main(argv=None) -> int:
         print(f"yyenvs train: error: {one_line(e)}", file=sys.stderr)
         return 2
     try:
-        trainer.log(f"training {cfg['game']} {cfg['game_options'] or ''} for {cfg['total_timesteps']} steps, "
-                    f"{cfg['num_envs']} games at once, run_dir {cfg['run_dir']}")
+        trainer.log(opening_line(cfg, "move" if cfg["algo"] == "az" else "step", trainer.threads))
         info = trainer.train()
         sps = (info["steps"]) / max(info["elapsed_s"], 1e-9)
         trainer.log(f"trained to step {info['steps']} in {info['elapsed_s']:.0f}s ({sps:.0f} steps/s); "
