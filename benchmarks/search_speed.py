@@ -31,7 +31,9 @@ import time
 
 import numba
 import numpy as np
-import torch
+
+import yyenvs  # noqa: F401  (first: OpenMP's idle threads sleep, docs/performance.md#threads)
+import torch  # noqa: E402
 
 from yyenvs.agents import RandomAgent
 from yyenvs.agents.device import resolve_device

@@ -7,6 +7,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 # parallel kernels to one thread there so two workers don't fight over 2 cores.
 if "PYTEST_XDIST_WORKER" in os.environ:
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    os.environ.setdefault("YYENVS_THREADS", "1")  # torch too (docs/performance.md#threads)
 
 # Property tests draw the same examples on every run, so the default suite (and CI) is
 # reproducible; `pytest --hypothesis-profile=explore` draws fresh ones to look for new failures.

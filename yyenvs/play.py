@@ -15,7 +15,7 @@ from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, run, see
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
-from yyenvs.core.threads import MATCH, set_threads
+from yyenvs.core.threads import set_threads
 from yyenvs.games import GAMES, make_core
 
 HUMAN = "human"
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --human: play in this terminal (the board as text, moves by number or name)")
     add_threads_argument(parser)
     args = parser.parse_args(argv)
-    set_threads(args.threads, MATCH)
+    set_threads(args.threads, torch_threads=1)  # a match's network calls are a few rows
     try:
         options = parse_options(args.option)
     except OptionError as e:

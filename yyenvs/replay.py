@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from yyenvs.cli import ArgumentParser, add_threads_argument, run, seed_int
-from yyenvs.core.threads import MATCH, set_threads
+from yyenvs.core.threads import set_threads
 from yyenvs.values import parse_options
 from yyenvs.core.files import check_output, write_text_file
 from yyenvs.core.record import GameRecorder, read_record
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                              "(Yin Yang's data_file)")
     add_threads_argument(parser)
     args = parser.parse_args(argv)
-    set_threads(args.threads, MATCH)
+    set_threads(args.threads, torch_threads=1)  # a match's network calls are a few rows
     if (args.record is None) == (args.game is None):
         parser.error("give a record, or --game to play one game")
     from yyenvs.web.pages import replay_page

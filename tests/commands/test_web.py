@@ -225,3 +225,37 @@ def test_terminal_play_reads_moves_by_number_or_name(tmp_path):
     assert s.state.done[0] and len(s.saved) == 1 and "game over:" in text
     record, core = load_record(s.saved[0])
     assert record.players == ["human", "greedy"] and len(replay(core, record)) == len(s.moves) + 1
+
+
+def test_busy_answers_while_the_agent_moves(monkeypatch):
+    """GET /busy is answered during a move: the agent is thinking, and what numba compiles, if anything."""
+    import yyenvs.web.server as server_module
+    release, entered = threading.Event(), threading.Event()
+    s = _session("koi")
+    greedy = s.agents[1]
+
+    def slow(state, mask):
+        entered.set()
+        release.wait(10)
+        return greedy(state, mask)
+    s.agents[1] = slow
+    server = serve(s, "t", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        assert json.loads(_request(port, "GET", "/busy")[1]) == {"thinking": False, "compiling": None}
+        legal = json.loads(_request(port, "GET", "/state")[1])["legal"]
+        move = threading.Thread(target=_request, args=(port, "POST", "/move",
+                                                       json.dumps({"action": legal[0]["action"]}).encode()))
+        move.start()
+        assert entered.wait(10)
+        monkeypatch.setattr(server_module, "compiling", lambda: {"part": "Yoxii's kernels", "seconds": 3.0})
+        busy = json.loads(_request(port, "GET", "/busy")[1])
+        assert busy == {"thinking": True, "compiling": {"part": "Yoxii's kernels", "seconds": 3.0}}
+        release.set()
+        move.join(10)
+        assert len(s.moves) == 2
+    finally:
+        release.set()
+        server.shutdown()
+        server.server_close()

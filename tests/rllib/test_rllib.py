@@ -124,3 +124,14 @@ def test_yyenvs_train_backend_rllib(tmp_path, local_ray):
     assert code == 0
     with safe_open(str(run_dir / "rllib_main.safetensors"), "pt") as f:
         assert f.metadata()["game"] == "koi" and len(list(f.keys())) > 0
+
+
+def test_env_runners_take_the_cpus_ray_gave_them(local_ray):
+    """An env runner's cores are its share of the machine (yyenvs.core.threads.fit_ray_worker)."""
+    import numba
+
+    def env_runner():
+        yr.multi_agent_env({"game": "koi"})
+        yr.vector_env({"game": "koi"})
+        return numba.get_num_threads()
+    assert ray.get(ray.remote(num_cpus=1)(env_runner).remote()) == 1

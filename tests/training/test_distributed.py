@@ -51,7 +51,11 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
     sent = []
     trained = RaySelfPlay.trained
 
+    threads = []
+
     def counting(self, trainer):
+        if not threads:
+            threads.extend(ray.get([w.__ray_call__.remote(lambda w: w.threads) for w in self.workers]))
         before = self.latest
         trained(self, trainer)
         sent.append(self.latest > before)
@@ -70,6 +74,7 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
             assert any(sent) and max(t.source.version) > 0  # new weights went out and reached workers
             stats = t.source.stats()  # the workers' searches, summed (for the progress line)
             assert stats["simulations"] >= 400 // 2 and 0 < stats["tree"] < stats["seconds"]
+            assert threads == [{"threads": 1, "torch": 1}] * 2  # each worker: the one CPU Ray gave it
         finally:
             t.close()
         t2 = AZTrainer(tiny_config(tmp_path / "run", total_timesteps=800, **{"az.workers": 1, "az.worker_games": 8}),

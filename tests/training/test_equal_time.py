@@ -27,8 +27,9 @@ def timed_play(fixed, per_simulation, theirs):
     def play(core, entrants, games, seed):
         n = entrants[0].agent.simulations
         given.append(n)
-        return {"entrants": [{"name": entrants[0].name, "seconds_per_move": fixed + n * per_simulation},
-                             {"name": entrants[1].name, "seconds_per_move": theirs}]}
+        mine = fixed + n * per_simulation
+        return {"entrants": [{"name": entrants[0].name, "seconds_per_move": mine, "cpu_seconds_per_move": mine},
+                             {"name": entrants[1].name, "seconds_per_move": theirs, "cpu_seconds_per_move": theirs}]}
     return play, given
 
 
@@ -45,27 +46,73 @@ def test_matching_scales_the_simulations_until_the_times_agree():
     mine, theirs = matches[-1]["seconds_per_move"]
     assert abs(mine / theirs - 1) <= 0.15 and theirs == 0.006
     assert [e["seconds_per_move"] for e in result["entrants"]] == [mine, theirs]
-    # the rounds are a limit; a budget that cannot change ends the matching
+    assert result["equal_time"]["matched"] and result["equal_time"]["clock"] == "cpu"
+    # the rounds are a limit; a budget that cannot change ends the matching; neither is a match
     play, given = timed_play(0.001, 0.0001, 0.006)
-    assert len(equal_time_match(play, core, "mcts:4", "greedy", 2, rounds=2)["equal_time"]["matches"]) == 2
+    ended = equal_time_match(play, core, "mcts:4", "greedy", 2, rounds=2)["equal_time"]
+    assert len(ended["matches"]) == 2 and not ended["matched"]
     play, given = timed_play(0.010, 0.0001, 0.001)  # slower than the opponent at one simulation
-    equal_time_match(play, core, "mcts:3", "greedy", 2, rounds=8)
+    assert not equal_time_match(play, core, "mcts:3", "greedy", 2, rounds=8)["equal_time"]["matched"]
     assert given == [3, 1]
+    with pytest.raises(OptionError, match="the clock must be one of"):
+        equal_time_match(play, core, "mcts:3", "greedy", 2, clock="gpu")
     with pytest.raises(OptionError, match="tolerance must lie between 0 and 1"):
         equal_time_match(play, core, "mcts:3", "greedy", 2, tolerance=0.0)
 
 
 def test_eval_equal_time_reports_the_times_it_measured(tmp_path, capsys):
     from yyenvs.training.evaluate import main
-    assert main(["--game", "koi", "mcts:2", "greedy", "--equal-time", "--games", "2", "--out", str(tmp_path)]) == 0
+    assert main(["--game", "koi", "mcts:2", "greedy", "--equal-time", "--games", "2", "--out", str(tmp_path),
+                 "--accept-unmatched"]) == 0
     result = json.loads((tmp_path / "eval.json").read_text())
     matches = result["equal_time"]["matches"]
     assert matches and result["equal_time"]["tolerance"] == 0.15
     # the table's times per move are the last match's, measured there
-    assert [e["seconds_per_move"] for e in result["entrants"]] == matches[-1]["seconds_per_move"]
+    assert [e["cpu_seconds_per_move"] for e in result["entrants"]] == matches[-1]["seconds_per_move"]
     assert all(t > 0 for m in matches for t in m["seconds_per_move"])
     err = capsys.readouterr().err
-    assert err.count("ms per move") == 2 * len(matches)
+    shown = [line for line in err.splitlines() if line.startswith("  mcts:2 at ")]
+    assert len(shown) == len(matches) and all(line.count("ms per move") == 2 for line in shown)
     with pytest.raises(SystemExit):
         main(["--game", "koi", "mcts:2", "greedy", "random", "--equal-time", "--games", "2"])
     assert "--equal-time takes exactly two entrants" in capsys.readouterr().err
+
+
+def test_the_wall_clock_does_not_match_beside_other_work(monkeypatch):
+    """On the wall clock a match is matched only if other processes kept the cores (almost) idle."""
+    import yyenvs.training.equal_time as et
+    core = make_core("koi")
+    for busy, matched in ((0.0, True), (0.9, False), (None, False)):
+        monkeypatch.setattr(et, "others_busy", lambda before, busy=busy: busy)
+        play, _ = timed_play(0.001, 0.0001, 0.0011)
+        result = equal_time_match(play, core, "mcts:1", "greedy", 2, clock="wall")["equal_time"]
+        assert result["matched"] is matched and result["matches"][-1]["other_processes_cores"] == busy
+        play, _ = timed_play(0.001, 0.0001, 0.0011)  # the CPU clock does not ask
+        assert equal_time_match(play, core, "mcts:1", "greedy", 2, clock="cpu")["equal_time"]["matched"]
+
+
+def test_a_matching_outside_its_tolerance_is_reported_and_fails_the_command(tmp_path, capsys):
+    from yyenvs.training.evaluate import main
+    args = ["--game", "koi", "mcts:2", "mcts:50", "--equal-time", "--games", "2", "--time-tolerance", "0.000001"]
+    assert main(args + ["--out", str(tmp_path / "a")]) == 1
+    result = json.loads((tmp_path / "a" / "eval.json").read_text())
+    assert result["equal_time"]["matched"] is False and result["equal_time"]["clock"] == "cpu"
+    err = capsys.readouterr().err
+    assert "the equal-time matching ended unmatched" in err and "--accept-unmatched exits 0 anyway" in err
+    assert main(args + ["--accept-unmatched", "--clock", "wall"]) == 0
+    assert "(accepted: --accept-unmatched)" in capsys.readouterr().err
+
+
+def test_others_busy_measures_the_other_processes():
+    """A busy loop in a child process shows as (about) a core kept busy by others."""
+    import subprocess
+    import sys
+
+    from yyenvs.training.equal_time import busy_seconds, others_busy
+    if busy_seconds() is None:
+        pytest.skip("no /proc/stat here")
+    assert others_busy(None) is None
+    child = subprocess.Popen([sys.executable, "-c", "import time\nt = time.time()\nwhile time.time() < t + 1: pass"])
+    before = busy_seconds()
+    child.wait()
+    assert others_busy(before) > 0.5

@@ -72,4 +72,4 @@ def install() -> None:
     """Listen to numba's compilations (once per process)."""
     if not _installed:
         _installed.append(_Notice())
-        event.install_listener("numba:compile", _installed[0])
+        event.register("numba:compile", _installed[0])

@@ -7,9 +7,9 @@ assigned to that worker, so that workers on one machine divide its cores instead
 all of them.
 
 * numba's kernels run on that many threads (never more than ``NUMBA_NUM_THREADS``).
-* torch runs on that many threads where its batches are large (training's gradient steps and
-  its self-play), and on one thread in matches (:data:`MATCH`): a match's network calls are a few
-  rows each, too small for a second thread to pay for waking it.
+* torch runs on that many threads in PPO training, and on one thread where the network is called
+  once per move or per simulation wave (matches, the search trainer; ``torch_threads=1``): there a
+  second torch thread cost more in waking than it saved (docs/performance.md#threads).
 * Idle threads sleep instead of spinning: ``OMP_WAIT_POLICY=PASSIVE`` is set, unless the
   environment sets it already, before torch or numba load their OpenMP runtime.  OpenMP reads it
   once, when it loads, so a program that imports torch before yyenvs keeps torch's default
@@ -21,10 +21,6 @@ from __future__ import annotations
 import os
 import sys
 
-#: the use of torch in matches (eval, play, the play page): one thread, whatever ``threads`` is
-MATCH = "match"
-#: the use of torch in training: ``threads`` threads
-TRAINING = "training"
 #: the largest thread count accepted
 MAX_THREADS = 1024
 
@@ -67,9 +63,10 @@ def _ray_worker_cpus() -> int | None:
 
 
 def default_threads() -> int:
-    """``YYENVS_THREADS`` if set, else :func:`cores_available`."""
+    """Inside a Ray worker the CPUs Ray assigned it; else ``YYENVS_THREADS`` if set, else
+    :func:`cores_available`."""
     text = os.environ.get("YYENVS_THREADS", "").strip()
-    if not text:
+    if not text or _ray_worker_cpus() is not None:
         return cores_available()
     return check_threads(text, "YYENVS_THREADS")
 
@@ -85,19 +82,17 @@ def check_threads(value, what: str = "threads") -> int:
     return n
 
 
-def set_threads(threads: int | None = None, use: str = TRAINING) -> dict:
-    """Set numba's and torch's threads for ``use`` (:data:`TRAINING` or :data:`MATCH`) from ``threads``
-    (None: :func:`default_threads`); returns ``{"threads": numba's count, "torch": torch's count}``.
+def set_threads(threads: int | None = None, torch_threads: int | None = None) -> dict:
+    """Set numba's threads to ``threads`` (None: :func:`default_threads`) and torch's to
+    ``torch_threads`` (None: the same); returns ``{"threads": numba's count, "torch": torch's count}``.
 
     torch is set now if it is imported, else when the package's networks import it
     (:func:`apply_to_torch`)."""
     import numba
-    if use not in (TRAINING, MATCH):
-        raise ValueError(f"use: expected {TRAINING!r} or {MATCH!r}, got {use!r}")
     n = default_threads() if threads is None else check_threads(threads)
     kernels = min(n, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(kernels)
-    _chosen.update(threads=kernels, torch=1 if use == MATCH else n)
+    _chosen.update(threads=kernels, torch=n if torch_threads is None else check_threads(torch_threads, "torch_threads"))
     apply_to_torch()
     return dict(_chosen)
 
@@ -106,16 +101,16 @@ def apply_to_torch() -> None:
     """torch's threads as :func:`set_threads` last chose them, if it did and torch is imported (the
     modules of the package's networks call this when they import torch)."""
     torch = sys.modules.get("torch")
-    if _chosen and torch is not None and torch.get_num_threads() != _chosen["torch"]:
+    if _chosen and torch is not None:
         torch.set_num_threads(_chosen["torch"])
 
 
-def fit_ray_worker(use: str = TRAINING) -> dict | None:
+def fit_ray_worker() -> dict | None:
     """Inside a Ray worker, :func:`set_threads` to the CPUs Ray assigned it (RLlib's env runners
     call this, so that they share a machine's cores); elsewhere nothing (None)."""
     if _ray_worker_cpus() is None:
         return None
-    return set_threads(None, use)
+    return set_threads()
 
 
 def threads_in_use() -> dict:

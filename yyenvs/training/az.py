@@ -106,6 +106,9 @@ class AZTrainer(TrainingRun):
     """One Gumbel AlphaZero training run (fresh or resumed) described by a config dict."""
 
     algo = ALGO
+    #: one: the search calls the network once per simulation wave, and on 2 cores a second torch
+    #: thread slowed self-play by a fifth (docs/performance.md#threads)
+    torch_threads = 1
 
     def __init__(self, cfg: dict, log=None, ray_address: str | None = None):
         self.ray_address = ray_address  # with az.workers: the Ray cluster ("" or None: start Ray here)
@@ -305,7 +308,7 @@ class AZTrainer(TrainingRun):
             due["snapshot"] = (step // every["snapshot"] + 1) * every["snapshot"]
         if self.strength.due(step):
             self.last_eval = self.quick_eval()
-            self.strength.record(self.last_eval, bar.bar.write if bar is not None else self.log)
+            self.strength.record(self.last_eval, bar.write if bar is not None else self.log)
             if writer is not None:
                 for name, r in self.last_eval.items():
                     if isinstance(r, dict):

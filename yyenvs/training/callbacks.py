@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import sys
 import time
 
 from stable_baselines3.common.callbacks import BaseCallback
@@ -62,7 +61,7 @@ class SelfPlayCallback(BaseCallback):
             self.next_snapshot = _next_multiple(step, self.snapshot_every)
         if self.strength.due(step):
             t.last_eval = t.quick_eval()
-            self.strength.record(t.last_eval, self._write)
+            self.strength.record(t.last_eval, self.bar.write if self.bar is not None else t.log)
             for name, r in t.last_eval.items():
                 if isinstance(r, dict):
                     self.logger.record(f"eval/win_rate_vs_{name}", r["win_rate"])
@@ -86,13 +85,6 @@ class SelfPlayCallback(BaseCallback):
         dt = time.time() - self.t0
         if dt > 0:
             self.logger.record("time/steps_per_second", (self.model.num_timesteps - self.step0) / dt)
-
-    def _write(self, line: str) -> None:
-        """A line of the run's log, above the bar."""
-        if self.bar is not None:
-            self.bar.bar.write(line, file=sys.stderr)
-        else:
-            self.trainer.log(line)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -84,10 +84,10 @@ def _check_reachable(address: str) -> None:
 
 def _pair_task(game: str, options: dict, specs: list[str], seed: int, deterministic: bool,
                i: int, j: int, games: int):
-    from yyenvs.core.threads import MATCH, set_threads
+    from yyenvs.core.threads import set_threads
     from yyenvs.training.matches import make_entrants, play_pair
     from yyenvs.games import make_core
-    set_threads(None, MATCH)  # the CPUs Ray gave this task (one), not every core of its machine
+    set_threads(torch_threads=1)  # the CPUs Ray gave this task (one), not every core of its machine
     core = make_core(game, **options)
     return play_pair(core, make_entrants(specs, core, seed, deterministic), i, j, games, seed)
 
@@ -127,7 +127,8 @@ class SelfPlayWorker:
         from yyenvs.training.selfplay import SelfPlay, Targets, make_baselines, make_search
         from yyenvs.agents.search_network import make_network
         from yyenvs.games import make_core
-        self.threads = set_threads()  # the CPUs Ray gave this actor, not every core of its machine
+        # the CPUs Ray gave this actor, not every core of its machine; torch as in AZTrainer
+        self.threads = set_threads(torch_threads=1)
         az = cfg["az"]
         core = make_core(cfg["game"], **cfg["game_options"])
         device = "cuda" if gpu else "cpu"  # Ray shows an actor the GPU it shares as cuda:0

@@ -13,8 +13,9 @@
 * Ratings: Bradley-Terry (Elo scale) fitted to the whole table by the MM
   algorithm (:mod:`yyenvs.training.ratings`), ``random`` anchored at 0 when present.
 * ``--equal-time`` (two entrants, the first a search): the first's simulations
-  are scaled until it takes as long per move as the second
-  (:mod:`yyenvs.training.equal_time`); the table is the last match's.
+  are scaled until it takes as long per move as the second, on CPU time by default
+  (:mod:`yyenvs.training.equal_time`); the table is the last match's, and a matching
+  that ends outside its tolerance exits with status 1 (``--accept-unmatched``: 0).
 * Outputs (``--out DIR``): ``eval.json`` (entrants, table, intervals, ratings)
   and ``ratings.png`` (rating of each snapshot against its training step,
   baselines as horizontal lines).
@@ -32,7 +33,7 @@ import numpy as np
 from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
 from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, run, seed_int
-from yyenvs.core.threads import MATCH, set_threads
+from yyenvs.core.threads import set_threads
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.files import check_output
@@ -273,7 +274,7 @@ def main(argv=None) -> int:
                         "Ray started on this machine (needs the ray extra)")
     add_threads_argument(p)
     args = p.parse_intermixed_args(argv)
-    set_threads(args.threads, MATCH)
+    set_threads(args.threads, torch_threads=1)  # a match's network calls are a few rows
     game = args.game
     if args.games < 2:
         p.error(f"--games must be at least 2 (seats alternate), got {args.games}")

@@ -87,6 +87,10 @@ class ProgressBar:
             self.bar.set_postfix_str(" | ".join(parts), refresh=False)
         self.bar.refresh()
 
+    def write(self, line: str) -> None:
+        """A line of the run's log on stderr, above the bar."""
+        self.bar.write(line, file=sys.stderr)
+
     def close(self) -> None:
         self.bar.close()
 

@@ -77,9 +77,12 @@ class TrainingRun:
         self.lock = RunLock(self.run_dir)
 
     # -- the run directory ------------------------------------------------------------
+    #: torch's threads (None: the config's ``threads``)
+    torch_threads: int | None = None
+
     def _set_threads(self) -> None:
         from yyenvs.core.threads import set_threads
-        self.threads = set_threads(self.cfg["threads"] or None)
+        self.threads = set_threads(self.cfg["threads"] or None, self.torch_threads)
 
     def _make_run_dirs(self) -> None:
         """``run_dir`` (a new one per run where it holds ``{time}``) and its sub-directories."""

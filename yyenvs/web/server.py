@@ -5,7 +5,8 @@
 person's moves (``POST move`` with ``{"action": n}``); the server checks every move, lets the
 agents answer until it is the person's turn again, and writes the game as a record when it ends.
 ``POST new`` starts the next game (the next seed; ``{"seat": k}`` puts the person in seat ``k``),
-``POST resign`` gives the game up.
+``POST resign`` gives the game up.  ``GET busy`` answers at once, even while agents move: whether the
+server is working on a request and what numba is compiling, if anything (the page shows it).
 
 Only legal moves are played: anything else is answered with HTTP 400 and a message, and the
 game is unchanged.  The server answers only requests addressed to its own host and port (no
@@ -24,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
+from yyenvs.core.compile_notice import compiling
 from yyenvs.core.errors import RecordError
 from yyenvs.core.record import free_stem, make_record, save_records
 from yyenvs.web.pages import result_text
@@ -205,6 +207,8 @@ def _handler(session: PlaySession, page: str):
             if self.path == "/state":
                 with session.lock:
                     return self._json(200, session.view())
+            if self.path == "/busy":  # without the lock: answered while agents move
+                return self._json(200, {"thinking": session.lock.locked(), "compiling": compiling()})
             self._json(404, {"error": f"no page {self.path!r}"})
 
         def do_POST(self):
