@@ -19,14 +19,14 @@ import time
 
 from numba.core import event
 
-#: the parts, by the module of the kernel being compiled: (words, about how many seconds on one core
-#: of the 2-core machine of docs/performance.md: benchmarks/under_load.py --tasks cold)
+#: the parts, by the module of the kernel being compiled: (words, about how many seconds they took to
+#: compile on the 2-core machine of docs/performance.md#compile-time, in a game and a search agent's match)
 PARTS = {
-    "yyenvs.games.yoxii": ("Yoxii's kernels", 6),
-    "yyenvs.games.koi": ("Yin Yang Koi's kernels", 8),
-    "yyenvs.games.yinyang": ("Yin Yang's kernels", 20),
-    "yyenvs.agents": ("the agents' and the search's kernels", 15),
-    "yyenvs.core": ("the shared kernels", 2),
+    "yyenvs.games.yoxii": ("Yoxii's kernels", 8),
+    "yyenvs.games.koi": ("Yin Yang Koi's kernels", 6),
+    "yyenvs.games.yinyang": ("Yin Yang's kernels", 21),
+    "yyenvs.agents": ("the agents' and the search's kernels", 11),
+    "yyenvs.core": ("the shared kernels", 1),
 }
 
 _shown: set[str] = set()
