@@ -116,7 +116,7 @@ DEFAULTS: dict = {
     },
     "eval": {
         "every": 200_000,        # steps between quick evaluations vs eval.opponents (0 = off)
-        "every_minutes": 5.0,    # minutes between them too, whichever comes first (0 = off)
+        "every_minutes": 4.0,    # minutes between them too, whichever comes first (0 = off)
         "games": 200,            # games per opponent in those
         "opponents": ["random", "greedy"],
         "final_games": 1000,     # games per opponent of the final policy at the end (0 = skip)

@@ -117,7 +117,9 @@ class StrengthLog:
         step = result["step"]
         if self.every_steps != math.inf:
             self.next_step = (step // self.every_steps + 1) * self.every_steps
-        self.next_time = time.time() + self.every_seconds
+        now = time.time()
+        if now >= self.next_time:  # on the run's cadence (every_minutes after the last was due), unless that has passed
+            self.next_time = max(self.next_time + self.every_seconds, now + self.every_seconds / 2)
         minutes = (self.elapsed_before + time.time() - self.t0) / 60
         rows = [(name, r) for name, r in result.items() if isinstance(r, dict)]
         log(f"strength at {_clock(60 * minutes)}, step {step:,}: " + "; ".join(
