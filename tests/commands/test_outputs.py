@@ -105,3 +105,29 @@ def test_a_fresh_training_run_keeps_an_earlier_runs_final_policy(tmp_path):
     with pytest.raises(ConfigError, match="earlier run"):
         Trainer(_cfg(run), log=lambda m: None)
     assert (run / "final.safetensors").read_bytes() == before
+
+
+def test_no_command_writes_through_a_link_it_was_not_given_or_into_a_fifo(tmp_path, record, capsys):
+    """eval --force with eval.json (or ratings.png) linked to a checkpoint keeps the checkpoint; a FIFO
+    as an output is refused at once instead of blocking."""
+    src = tmp_path / "ck.safetensors"
+    tiny_checkpoint(make_core("yoxii"), src)
+    before = src.read_bytes()
+    out = tmp_path / "eval"
+    os.makedirs(out)
+    argv = ["eval", "--game", "yoxii", "random", "greedy", "--games", "2", "--out", str(out), "--force"]
+    for name in ("eval.json", "ratings.png"):
+        os.symlink(src, out / name)
+        assert exit_code(argv) == 2 and src.read_bytes() == before
+        assert "is a link to" in capsys.readouterr().err
+        os.remove(out / name)
+    os.mkfifo(out / "eval.json")
+    assert exit_code(argv) == 2 and "is not a regular file" in capsys.readouterr().err
+    os.mkfifo(tmp_path / "page.html")
+    assert exit_code(["replay", "game.json", "-o", "page.html"]) == 2
+    assert "is not a regular file" in capsys.readouterr().err
+    os.symlink(tmp_path / "mine.html", tmp_path / "game.html")  # the default output, a link: kept
+    (tmp_path / "mine.html").write_text("mine")
+    assert exit_code(["replay", "game.json", "--force"]) == 2 and (tmp_path / "mine.html").read_text() == "mine"
+    assert exit_code(["replay", "game.json", "-o", "game.html"]) == 0  # a link the user named is written
+    assert (tmp_path / "mine.html").read_text().startswith("<!")

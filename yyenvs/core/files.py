@@ -70,9 +70,11 @@ def check_output(path, inputs=(), named: bool = True, force: bool = False, flag:
     """``path`` if writing it loses nothing the user did not give up; else OptionError.
 
     Writing over one of ``inputs`` (the same file, through any link) is always
-    refused.  An existing file the user did not name (``named=False``: a name the
-    command made up, or a file inside a directory the user named) is refused unless
-    ``force`` (the command's ``flag``).
+    refused, and so is writing to anything but a regular file (a FIFO nobody reads
+    would block, a device never ends) or through a link the user did not name.  An
+    existing file the user did not name (``named=False``: a name the command made
+    up, or a file inside a directory the user named) is refused unless ``force``
+    (the command's ``flag``).
     """
     path = os.fspath(path)
     for given in inputs:
@@ -81,6 +83,12 @@ def check_output(path, inputs=(), named: bool = True, force: bool = False, flag:
                               "choose another output")
     if os.path.isdir(path):
         raise OptionError(f"{path!r} is a directory; give a file to write")
+    if os.path.lexists(path) and not os.path.isfile(path):
+        raise OptionError(f"{path!r} exists and is not a regular file (a FIFO, a device, a broken link); "
+                          "choose another output")
+    if os.path.islink(path) and not named:
+        raise OptionError(f"{path!r} is a link to {os.path.realpath(path)!r}, which writing it would replace; "
+                          "remove the link or choose another output")
     if os.path.lexists(path) and not named and not force:
         raise OptionError(f"{path!r} exists already; give {flag} to replace it, or choose another output")
     return path
