@@ -95,6 +95,14 @@ def add_threads_argument(parser: argparse.ArgumentParser) -> None:
                              "or YYENVS_THREADS); see docs/performance.md#threads")
 
 
+def refuse_unused(parser, args, needs: str, given: bool, **defaults) -> None:
+    """A usage error naming each option of ``defaults`` (argument name: its default) that is set while
+    ``needs`` is not ``given``: it would have no effect."""
+    unused = [f"--{k.replace('_', '-')}" for k, v in defaults.items() if getattr(args, k) != v]
+    if unused and not given:
+        parser.error(f"{', '.join(unused)} only work{'s' if len(unused) == 1 else ''} with {needs}")
+
+
 def run(command: str, fn, argv) -> int:
     """``fn(argv)`` with the package's user errors turned into one line and status 2."""
     # OptionError covers ConfigError, DataFileError, CheckpointError and RecordError too

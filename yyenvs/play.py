@@ -11,7 +11,7 @@ import time
 
 from yyenvs.agents import BASELINES, make_agent
 from yyenvs.agents.match import play_match
-from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, run, seed_int
+from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, refuse_unused, run, seed_int
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError
@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --human: play in this terminal (the board as text, moves by number or name)")
     add_threads_argument(parser)
     args = parser.parse_args(argv)
+    refuse_unused(parser, args, "--human", args.human, port=0, no_browser=False, terminal=False)
     set_threads(args.threads, torch_threads=1)  # a match's network calls are a few rows
     try:
         options = parse_options(args.option)

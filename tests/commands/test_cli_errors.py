@@ -106,6 +106,15 @@ CASES = [  # (argv, words the error line must contain); "{d}" is the fixture dir
     (["bench", "--threads", "0"], ["--threads", "'0'"]),
     (["bench", "--threads", "100000"], ["--threads", "NUMBA_NUM_THREADS"]),
     (["frob"], ["frob"]),
+    # options that would have no effect in the command given
+    (["eval", "--game", "koi", "random", "greedy", "--time-tolerance", "nan"], ["--time-tolerance", "--equal-time"]),
+    (["eval", "--game", "koi", "random", "greedy", "--time-tolerance", "-5", "--clock", "wall"],
+     ["--time-tolerance, --clock only work with --equal-time"]),
+    (["eval", "--game", "koi", "random", "greedy", "--accept-unmatched"], ["--accept-unmatched", "--equal-time"]),
+    (["play", "--game", "koi", "--terminal"], ["--terminal only works with --human"]),
+    (["play", "--game", "koi", "--port", "8000", "--no-browser"], ["--port, --no-browser", "--human"]),
+    (["eval", "--game", "koi", "random", "greedy", "--threads", "x"], ["--threads", "'x'"]),
+    (["train", "--threads", "2000"], ["--threads", "1024"]),
 ]
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from yyenvs.agents.az import az_checkpoint_path
 from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
-from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, run, seed_int
+from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, refuse_unused, run, seed_int
 from yyenvs.core.threads import set_threads
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
@@ -261,9 +261,9 @@ def main(argv=None) -> int:
                    help="two entrants, the first a search (mcts:<n> or az:<checkpoint>:<n>): its simulations "
                         "are scaled, match by match, until its time per move is the second's (within "
                         "--time-tolerance); each match's simulations and times are printed")
-    p.add_argument("--time-tolerance", type=float, default=0.15, metavar="T",
+    p.add_argument("--time-tolerance", type=float, default=None, metavar="T",
                    help="with --equal-time: the largest relative difference of the times per move (default 0.15)")
-    p.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+    p.add_argument("--clock", choices=("cpu", "wall"), default=None,
                    help="with --equal-time: the time compared: cpu, the CPU time of each side's own calls, which "
                         "other processes do not change (default); wall, for a network on a GPU, with the "
                         "machine checked idle during each match")
@@ -274,6 +274,9 @@ def main(argv=None) -> int:
                         "Ray started on this machine (needs the ray extra)")
     add_threads_argument(p)
     args = p.parse_intermixed_args(argv)
+    refuse_unused(p, args, "--equal-time", args.equal_time, time_tolerance=None, clock=None, accept_unmatched=False)
+    args.time_tolerance = 0.15 if args.time_tolerance is None else args.time_tolerance
+    args.clock = args.clock or "cpu"
     set_threads(args.threads, torch_threads=1)  # a match's network calls are a few rows
     game = args.game
     if args.games < 2:
