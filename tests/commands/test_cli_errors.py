@@ -115,6 +115,7 @@ CASES = [  # (argv, words the error line must contain); "{d}" is the fixture dir
     (["play", "--game", "koi", "--port", "8000", "--no-browser"], ["--port, --no-browser", "--human"]),
     (["eval", "--game", "koi", "random", "greedy", "--threads", "x"], ["--threads", "'x'"]),
     (["train", "--threads", "2000"], ["--threads", "1024"]),
+    (["checkpoint", "convert", "--trust", "{d}/bogus.zip"], ["bogus.zip"]),  # refused before any unpickling
 ]
 
 

@@ -129,6 +129,7 @@ def convert(zpath, out=None, log=print, force: bool = False) -> dict:
                           named=out is not None, force=force)
     old = _legacy_metadata(zpath)
     core = make_core(old["game"], **old["options"])
+    log(f"warning: unpickling {zpath!r} (trusted by --trust)")  # only now: every check above passed
     try:
         with _earlier_policy_module():
             model = MaskablePPO.load(zpath, device="cpu")  # the unpickling step
@@ -198,7 +199,6 @@ def main(argv=None) -> int:
             if not args.trust:
                 p.error("converting unpickles the file, which can run code hidden in it; "
                         "add --trust if you trust its source")
-            print("warning: unpickling " + repr(args.path) + " (trusted by --trust)", file=sys.stderr)
             meta = convert(args.path, args.out, log=lambda m: print(m, file=sys.stderr), force=args.force)
             print(f"wrote {checkpoint_path(args.out or args.path[:-4])} ({meta['kind']}, "
                   f"step {meta['num_timesteps']})")
