@@ -3,6 +3,7 @@ game, out-of-range training seeds, a saving directory that is a file, a Ray addr
 from __future__ import annotations
 
 import logging
+import re
 import socket
 import time
 import warnings
@@ -82,3 +83,22 @@ def test_eval_on_a_closed_ray_port_fails_within_seconds(capsys):
     assert code == 2 and time.monotonic() - t0 < 30
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no Ray cluster answers there" in err[0]
+
+
+@pytest.mark.parametrize("game", ["yoxii", "koi", "yinyang"])
+def test_every_call_before_reset_says_call_reset_first(game):
+    """The single env's masks and picture, the vector env's masks, observation and picture, and
+    LearnerVecEnv's masks, before any reset(): one message, naming the call."""
+    import gymnasium as gym
+
+    import yyenvs
+    from yyenvs.integrations.sb3 import LearnerVecEnv
+    gym_id = yyenvs.GAMES[game].gym_id
+    single = gym.make(gym_id, render_mode="ansi").unwrapped
+    vec = gym.make_vec(gym_id, num_envs=2, vectorization_mode="vector_entry_point", render_mode="ansi").unwrapped
+    calls = {"action_masks()": [single.action_masks, vec.action_masks, LearnerVecEnv(game, 2).action_masks],
+             "render()": [single.render, vec.render], "observe()": [vec.batch.observe]}
+    for what, fns in calls.items():
+        for fn in fns:
+            with pytest.raises(RuntimeError, match=rf"^call reset\(\) before {re.escape(what)}$"):
+                fn()

@@ -214,10 +214,17 @@ class LearnerBatch:
         return reward, terminated, truncated, illegal
 
     # -- views -------------------------------------------------------------------------
+    def started(self, what: str):
+        """The state, or the package's one error for a call before ``reset()`` (``what``: the call)."""
+        if self.state is None:
+            raise RuntimeError(f"call reset() before {what}")
+        return self.state
+
     def observe(self) -> np.ndarray:
-        return self.core.observe(self.state, self.learner_seat)
+        return self.core.observe(self.started("observe()"), self.learner_seat)
 
     def action_masks(self) -> np.ndarray:
+        self.started("action_masks()")
         if self.mask is None:
             self.mask = self.core.legal_action_mask(self.state)
         return self.mask

@@ -229,6 +229,7 @@ class GameVectorEnv(VectorEnv):
     def render(self):
         if self.render_mode is None:
             return None
+        state = self.batch.started("render()")
         if self.render_mode == "ansi":
-            return [self.core.render_ansi(self.batch.state, i) for i in range(self.num_envs)]
-        return np.stack([self.core.render_rgb(self.batch.state, i) for i in range(self.num_envs)])
+            return [self.core.render_ansi(state, i) for i in range(self.num_envs)]
+        return np.stack([self.core.render_rgb(state, i) for i in range(self.num_envs)])
