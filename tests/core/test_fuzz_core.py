@@ -581,13 +581,13 @@ def test_aec_step_refuses_out_of_space_and_penalises_illegal(game, seed, action,
     if legal:
         action = retyped(action, int(np.flatnonzero(mask)[0]))
     _value, a = single_action(action, env.core.num_actions, False)
-    before = snapshot(env.state)
+    before = snapshot(env.game_state)
     if a is None:
         event("refused")
         with pytest.raises(IllegalActionError) as err:
             env.step(action)
         assert named(str(err.value), [action]), str(err.value)
-        assert_unchanged(before, env.state)
+        assert_unchanged(before, env.game_state)
         assert env.agent_selection == agent and not any(env.terminations.values())
         return
     env.step(action)

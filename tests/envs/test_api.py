@@ -66,7 +66,7 @@ def test_pickle_mid_game_replays_identically(game, options):
                 break
             a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             e.step(a)
-            out.append((a, e.unwrapped.state.ply.copy()))
+            out.append((a, e.unwrapped.game_state.ply.copy()))
         return out
 
     play(env, 7, rng)
@@ -74,7 +74,7 @@ def test_pickle_mid_game_replays_identically(game, options):
     a = play(env, 30, np.random.default_rng(1))
     b = play(clone, 30, np.random.default_rng(1))
     assert [x[0] for x in a] == [x[0] for x in b]
-    ua, ub = env.unwrapped.state, clone.unwrapped.state
+    ua, ub = env.unwrapped.game_state, clone.unwrapped.game_state
     for f in vars(ua):
         assert np.array_equal(getattr(ua, f), getattr(ub, f)), f
 
@@ -246,7 +246,7 @@ def test_every_env_derives_its_game_seeds_the_same_way(game):
     for k in range(3):
         aec.reset(seed=21) if k == 0 else aec.reset()
         gym_env.reset(seed=21) if k == 0 else gym_env.reset()
-        assert aec.state.seed[0] == derive_seeds(21, 0, k)
+        assert aec.game_state.seed[0] == derive_seeds(21, 0, k)
         assert gym_env.state.seed[0] == derive_seeds(21, 0, k)
     for n in (1, 5):
         vec = GameVectorEnv(game, num_envs=n, max_episode_steps=1, autoreset_mode="same_step", **options)
@@ -370,3 +370,19 @@ def test_the_vector_env_speaks_to_its_opponent_through_the_protocol():
     vec.reset(seed=0)
     _, _, _, _, info = vec.step(vec.action_masks().argmax(1))
     assert info["game"]["opponent"].tolist() == ["greedy", "greedy"]
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_pettingzoo_state_is_the_api_method(game):
+    """AECEnv.state() is PettingZoo's method (raising NotImplementedError, as the classic games do), not
+    shadowed by the game's arrays (``game_state``); the parallel conversion keeps it."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+    env = env_fn(game, dict(GAMES[game].variants[0]))()
+    env.reset(seed=0)
+    with pytest.raises(NotImplementedError):
+        env.unwrapped.state()
+    assert env.unwrapped.game_state.batch_size == 1
+    parallel = turn_based_aec_to_parallel(env_fn(game, dict(GAMES[game].variants[0]))())
+    parallel.reset(seed=0)
+    with pytest.raises(NotImplementedError):
+        parallel.state()

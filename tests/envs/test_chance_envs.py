@@ -102,7 +102,7 @@ def test_aec_env_never_gives_an_agent_a_chance_node_and_plays_the_sampled_games(
                 for e in envs:
                     e.step(None)
                 continue
-            assert envs[1].state.current_player[0] != CHANCE_PLAYER
+            assert envs[1].game_state.current_player[0] != CHANCE_PLAYER
             a = pick(last[1][0]["action_mask"], decisions, n)
             for e in envs:
                 e.step(a)

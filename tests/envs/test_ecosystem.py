@@ -18,7 +18,7 @@ GAMES = {"koi": {"board_size": 5, "directions": 4, "win_fry": 14}, "yoxii": {}, 
 def replay(game: str, options: dict, aec, actions: list[int]):
     """The core's masks before each action and its returns after them, in the game that AEC env played."""
     core = make_core(game, **options)
-    state = core.init(aec.unwrapped.state.seed.copy())  # the game's seed (set-up and chance come from it)
+    state = core.init(aec.unwrapped.game_state.seed.copy())  # the game's seed (set-up and chance come from it)
     masks, returns = [], np.zeros(core.num_players)
     for a in actions:
         masks.append(core.legal_action_mask(state)[0].copy())

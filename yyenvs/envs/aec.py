@@ -54,7 +54,7 @@ class GameAECEnv(AECEnv, EzPickle):
         self.action_spaces = {a: action_space(self.core) for a in self.possible_agents}
         self._master_seed: int | None = None
         self._games_played = 0
-        self.state = None
+        self.game_state = None
         self._last_move = None
 
     # pickling keeps the game in progress (EzPickle alone would rebuild a fresh env)
@@ -80,8 +80,8 @@ class GameAECEnv(AECEnv, EzPickle):
         # each reset plays the next game of this env's seeded sequence
         game_seed = derive_seeds(self._master_seed, 0, np.array([self._games_played], np.uint64))
         self._games_played += 1
-        self.state = self.core.init(game_seed)
-        self.core.resolve_chance(self.state)  # explicit chance: drawn by the env, never by an agent
+        self.game_state = self.core.init(game_seed)
+        self.core.resolve_chance(self.game_state)  # explicit chance: drawn by the env, never by an agent
         self._last_move = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -90,17 +90,17 @@ class GameAECEnv(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._mask = None
-        self.agent_selection = self.possible_agents[int(self.state.current_player[0])]
+        self.agent_selection = self.possible_agents[int(self.game_state.current_player[0])]
         if self.render_mode == "human":
             self.render()
 
     def _legal_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self.core.legal_action_mask(self.state)[0]
+            self._mask = self.core.legal_action_mask(self.game_state)[0]
         return self._mask
 
     def observe(self, agent):
-        obs = self.core.observe(self.state, self._seat[agent])[0]
+        obs = self.core.observe(self.game_state, self._seat[agent])[0]
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             mask = self._legal_mask().view(np.int8).copy()
         else:
@@ -108,7 +108,7 @@ class GameAECEnv(AECEnv, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
-        if self.state is None:
+        if self.game_state is None:
             raise RuntimeError("call reset() before step()")
         if not self.agents:  # every agent is done: PettingZoo's documented no-op with a warning
             EnvLogger.warn_step_after_terminated_truncated()
@@ -125,17 +125,17 @@ class GameAECEnv(AECEnv, EzPickle):
             self.terminations = dict.fromkeys(self.agents, True)
             self.infos[agent] = {"illegal_action": action}
         else:
-            self._last_move = (int(self.state.current_player[0]), action)  # highlighted by render()
-            self.core.step(self.state, np.array([action], np.int64))
-            rewards = self.state.rewards[0].copy()  # the chance steps below overwrite state.rewards
-            rewards += self.core.resolve_chance(self.state)[0]
+            self._last_move = (int(self.game_state.current_player[0]), action)  # highlighted by render()
+            self.core.step(self.game_state, np.array([action], np.int64))
+            rewards = self.game_state.rewards[0].copy()  # the chance steps below overwrite state.rewards
+            rewards += self.core.resolve_chance(self.game_state)[0]
             self._mask = None
             self.rewards = dict(zip(self.possible_agents, rewards.tolist()))
-            if self.state.terminated[0]:
+            if self.game_state.terminated[0]:
                 self.terminations = dict.fromkeys(self.agents, True)
-            elif self.state.truncated[0]:
+            elif self.game_state.truncated[0]:
                 self.truncations = dict.fromkeys(self.agents, True)
-            self.agent_selection = self.possible_agents[int(self.state.current_player[0])]
+            self.agent_selection = self.possible_agents[int(self.game_state.current_player[0])]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -162,7 +162,7 @@ class GameAECEnv(AECEnv, EzPickle):
 
     # -- rendering -------------------------------------------------------------------
     def render(self):
-        return self._renderer.render(self.state, self._last_move)
+        return self._renderer.render(self.game_state, self._last_move)
 
     def close(self):
         self._renderer.close()
