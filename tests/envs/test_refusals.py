@@ -102,3 +102,26 @@ def test_every_call_before_reset_says_call_reset_first(game):
         for fn in fns:
             with pytest.raises(RuntimeError, match=rf"^call reset\(\) before {re.escape(what)}$"):
                 fn()
+
+
+def test_learner_vec_env_names_the_argument_it_refuses():
+    from yyenvs.integrations.sb3 import LearnerVecEnv
+    for game in (5, None, b"koi"):
+        with pytest.raises(ValueError, match="LearnerVecEnv: game must be a game id"):
+            LearnerVecEnv(game, 2)
+    for key, value in (("shaping", float("nan")), ("shaping", float("inf")), ("shaping", "0.1"), ("shaping", -1),
+                       ("gamma", float("nan")), ("gamma", 1.5), ("gamma", True)):
+        with pytest.raises(ValueError, match=f"LearnerVecEnv: {key} must be a finite number"):
+            LearnerVecEnv("koi", 2, **{key: value})
+    env = LearnerVecEnv("koi", 4, shaping=0.1, gamma=0.99)
+    env.reset()
+    for shape in ((2, 2), (1, 4), (3,)):
+        with pytest.raises(ValueError, match=r"expected 4 actions, shape \(4,\), got shape"):
+            env.step_async(np.zeros(shape, np.int64))
+    env.step_async(env.action_masks().argmax(1).reshape(4, 1))  # SB3 may hand (n, 1)
+    env.step_wait()
+    for bad in ([7], [-1], [True], ["0"]):
+        with pytest.raises(IndexError, match="env indices must be integers from 0 to 3"):
+            env.get_attr("render_mode", indices=bad)
+    assert env.get_attr("render_mode", indices=[0, 3]) == [None, None]
+    assert len(env.env_method("action_masks", indices=np.int64(2))) == 1

@@ -20,10 +20,26 @@ telescope, so the best policy is unchanged; the episode statistics stay the game
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from yyenvs.core.errors import show
 from yyenvs.envs.vector import GameVectorEnv
+from yyenvs.games import GAMES
+
+
+def _finite(value, name: str, low: float, high: float | None) -> float:
+    """``value`` as a float in [low, high] (no upper bound: None), else ValueError naming ``name``."""
+    try:
+        x = float(value) if not isinstance(value, (bool, str, bytes)) else None
+    except (TypeError, ValueError):
+        x = None
+    if x is None or not math.isfinite(x) or not (low <= x and (high is None or x <= high)):
+        bound = f"[{low:g}, {high:g}]" if high is not None else f"[{low:g}, inf)"
+        raise ValueError(f"LearnerVecEnv: {name} must be a finite number in {bound}, got {show(value)}")
+    return x
 
 
 class LearnerVecEnv(VecEnv):
@@ -33,7 +49,13 @@ class LearnerVecEnv(VecEnv):
                  shaping: float = 0.0, gamma: float = 1.0, **options):
         """``game``: a game id (with its ``options``) or a core; ``opponent``: any opponent spec of
         :func:`yyenvs.agents.make_agent`; ``seed``: the master seed of the first ``reset``."""
-        name, options = (game, options) if isinstance(game, str) else (game.name, {**game.options, **options})
+        if isinstance(game, str):
+            name = game
+        elif isinstance(getattr(game, "name", None), str) and isinstance(getattr(game, "options", None), dict):
+            name, options = game.name, {**game.options, **options}
+        else:
+            raise ValueError(f"LearnerVecEnv: game must be a game id ({', '.join(GAMES)}) or a core, got {show(game)}")
+        shaping, gamma = _finite(shaping, "shaping", 0.0, None), _finite(gamma, "gamma", 0.0, 1.0)
         self.venv = GameVectorEnv(name, num_envs=num_envs, opponent=opponent,
                                   learner_seat=learner_seat, autoreset_mode="same_step", **options)
         self.core = self.venv.core
@@ -64,7 +86,11 @@ class LearnerVecEnv(VecEnv):
         return np.where(s.done, 0.0, self.shaping * self.core.heuristic(s, self.batch.learner_seat))
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs)
+        actions = np.asarray(actions)
+        if actions.shape not in ((self.num_envs,), (self.num_envs, 1)):
+            raise ValueError(f"LearnerVecEnv: expected {self.num_envs} actions, shape ({self.num_envs},), "
+                             f"got shape {actions.shape}")
+        self._actions = actions.reshape(self.num_envs)
 
     def step_wait(self):
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
@@ -100,9 +126,13 @@ class LearnerVecEnv(VecEnv):
     def _indices(self, indices):
         if indices is None:
             return range(self.num_envs)
-        if isinstance(indices, int):
-            return [indices]
-        return indices
+        out = [indices] if isinstance(indices, (int, np.integer)) else list(indices)
+        bad = [i for i in out if isinstance(i, bool) or not isinstance(i, (int, np.integer))
+               or not 0 <= i < self.num_envs]
+        if bad:
+            raise IndexError(f"LearnerVecEnv: env indices must be integers from 0 to {self.num_envs - 1}, "
+                             f"got {show(bad[0])}")
+        return out
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
         if method_name == "action_masks":
