@@ -31,6 +31,12 @@ def test_the_search_trainer_prints_strength_lines_on_a_time_interval(tmp_path, c
                          "eval.opponents": ["greedy", "mcts:2"]})
     assert opening_line(cfg, "move", {"threads": 1, "torch": 1}).startswith(
         "training koi {'board_size': 7, 'directions': 4} for 10,000,000 moves or 0.05 minutes, whichever comes first")
+    warm = AZTrainer(tiny_config(tmp_path / "warm"), log=lambda m: None)  # compiled before the clock runs
+    try:
+        warm.train()
+    finally:
+        warm.close()
+    capsys.readouterr()
     t = AZTrainer(cfg, log=lambda m: None)
     try:
         t.train()

@@ -90,9 +90,10 @@ def set_threads(threads: int | None = None, torch_threads: int | None = None) ->
     (:func:`apply_to_torch`)."""
     import numba
     n = default_threads() if threads is None else check_threads(threads)
+    torch_n = n if torch_threads is None else check_threads(torch_threads, "torch_threads")  # before any change
     kernels = min(n, numba.config.NUMBA_NUM_THREADS)
     numba.set_num_threads(kernels)
-    _chosen.update(threads=kernels, torch=n if torch_threads is None else check_threads(torch_threads, "torch_threads"))
+    _chosen.update(threads=kernels, torch=torch_n)
     apply_to_torch()
     return dict(_chosen)
 
@@ -111,11 +112,3 @@ def fit_ray_worker() -> dict | None:
     if _ray_worker_cpus() is None:
         return None
     return set_threads()
-
-
-def threads_in_use() -> dict:
-    """numba's and torch's thread counts now, and the OpenMP wait policy (for reports)."""
-    import numba
-    torch = sys.modules.get("torch")
-    return {"numba": numba.get_num_threads(), "torch": torch.get_num_threads() if torch else None,
-            "wait_policy": os.environ.get(_WAIT_POLICY, "(OpenMP's default: spin, then sleep)")}
