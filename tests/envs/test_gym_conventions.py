@@ -159,3 +159,20 @@ def test_dict_observation_must_be_a_bool(bad):
         GameEnv("yoxii", dict_observation=bad)
     with pytest.raises(OptionError, match="dict_observation"):
         GameVectorEnv("yoxii", dict_observation=bad)
+
+
+@pytest.mark.parametrize("mode", ["rgb_array", "ansi"])
+def test_vector_render_is_a_tuple_of_frames_as_in_sync_vector_env(mode):
+    """Gymnasium types a vector env's render() as a tuple of frames (RecordVideo asserts it)."""
+    import yyenvs
+    gym_id = yyenvs.GAMES["koi"].gym_id
+    vec = gym.make_vec(gym_id, num_envs=3, vectorization_mode="vector_entry_point", render_mode=mode)
+    sync = gym.make_vec(gym_id, num_envs=3, vectorization_mode="sync", render_mode=mode)
+    vec.reset(seed=0)
+    sync.reset(seed=0)
+    ours, theirs = vec.render(), sync.render()
+    assert type(ours) is tuple and type(theirs) is tuple and len(ours) == len(theirs) == 3
+    for a, b in zip(ours, theirs):
+        assert type(a) is type(b)
+        if mode == "rgb_array":
+            assert a.dtype == np.uint8 and a.ndim == 3 and a.shape == b.shape

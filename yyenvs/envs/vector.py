@@ -227,9 +227,10 @@ class GameVectorEnv(VectorEnv):
         return self.batch.action_masks()
 
     def render(self):
+        """One frame per env, as a tuple (Gymnasium's vector envs and wrappers such as RecordVideo
+        expect it): text with ``render_mode="ansi"``, an (H, W, 3) uint8 picture with ``"rgb_array"``."""
         if self.render_mode is None:
             return None
         state = self.batch.started("render()")
-        if self.render_mode == "ansi":
-            return [self.core.render_ansi(state, i) for i in range(self.num_envs)]
-        return np.stack([self.core.render_rgb(state, i) for i in range(self.num_envs)])
+        draw = self.core.render_ansi if self.render_mode == "ansi" else self.core.render_rgb
+        return tuple(draw(state, i) for i in range(self.num_envs))
