@@ -5,6 +5,7 @@ Examples: ``yyenvs play --game yoxii --agents greedy random --games 1000`` and
 """
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 import time
@@ -123,7 +124,10 @@ def _play_human(parser, core, args) -> int:
     from yyenvs.web.server import PlaySession, serve
     session = PlaySession(core, seats, names, args.seed, args.save_games or "games")
     if args.terminal:
-        return play_in_terminal(session)
+        code = play_in_terminal(session)
+        if code == OUTPUT_CLOSED:  # nothing more can be shown: let the exit's flush go nowhere
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return code
     title = f"{core.spec.title}: you against {other}" if other else f"{core.spec.title}: solo"
     try:
         server = serve(session, title, args.port)
@@ -148,9 +152,27 @@ TERMINAL_HELP = ("type a move's number or its name; 'resign' gives the game up, 
                  "'quit' (or end of input) stops")
 
 
+#: play_in_terminal's status when its output was closed (``| head``); Ctrl-C gives 130, as shells do
+OUTPUT_CLOSED = 1
+
+
 def play_in_terminal(session, read=input, write=print) -> int:
     """The play page's game in a terminal (as OpenSpiel's console play): the board as text, the
-    legal moves numbered, the person's answer read by ``read``; agents answer at once."""
+    legal moves numbered, the person's answer read by ``read``; agents answer at once.  Ends with 0
+    on 'quit' or the end of input, 130 on Ctrl-C and :data:`OUTPUT_CLOSED` when the output closes."""
+    try:
+        return _terminal_game(session, read, write)
+    except KeyboardInterrupt:
+        try:
+            write("\nstopped (Ctrl-C)")
+        except (BrokenPipeError, KeyboardInterrupt):
+            pass
+        return 130
+    except BrokenPipeError:
+        return OUTPUT_CLOSED
+
+
+def _terminal_game(session, read, write) -> int:
     core = session.core
     write(f"{core.spec.title}: {session.you()}; {TERMINAL_HELP}")
     while True:
@@ -160,12 +182,17 @@ def play_in_terminal(session, read=input, write=print) -> int:
             write(f"last: {view['moves'][-1]}")
         if view["over"]:
             write(f"game over: {view['result']}" + (f" (saved as {view['saved']})" if view["saved"] else ""))
+            if view["save_error"]:
+                write(view["save_error"])
         else:
             write(textwrap.fill("   ".join(f"{k}: {m['name']}" for k, m in enumerate(view["legal"])), 110))
         try:
             answer = read("> ").strip()
         except EOFError:
             return 0
+        except UnicodeDecodeError:
+            write(f"that line is not text in this terminal's encoding; {TERMINAL_HELP}")
+            continue
         names = {m["name"].lower(): m["action"] for m in view["legal"]}
         try:
             if answer in ("quit", "q"):

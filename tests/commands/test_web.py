@@ -259,3 +259,41 @@ def test_busy_answers_while_the_agent_moves(monkeypatch):
         release.set()
         server.shutdown()
         server.server_close()
+
+
+def test_terminal_play_ends_cleanly_on_ctrl_c_a_closed_output_and_undecodable_input(tmp_path):
+    from yyenvs.play import OUTPUT_CLOSED, play_in_terminal
+    s = _session("koi", tmp_path=tmp_path)
+    out = []
+
+    def interrupted(prompt):
+        raise KeyboardInterrupt
+    assert play_in_terminal(s, interrupted, out.append) == 130 and out[-1].endswith("stopped (Ctrl-C)")
+
+    def closed(line):
+        raise BrokenPipeError
+    assert play_in_terminal(s, lambda prompt: "quit", closed) == OUTPUT_CLOSED
+    answers = iter([UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), "quit"])
+
+    def read(prompt):
+        a = next(answers)
+        if isinstance(a, Exception):
+            raise a
+        return a
+    out.clear()
+    assert play_in_terminal(s, read, out.append) == 0
+    assert any("not text in this terminal's encoding" in line for line in out)
+
+
+def test_terminal_play_says_when_a_record_cannot_be_saved(tmp_path):
+    from yyenvs.play import play_in_terminal
+    s = _session("koi", tmp_path=tmp_path / "games")
+    (tmp_path / "games").write_text("a file where the folder was")
+    out = []
+
+    def read(prompt):
+        if s.view()["over"]:
+            raise EOFError
+        return s.view()["legal"][0]["name"]
+    assert play_in_terminal(s, read, out.append) == 0
+    assert any("could not be saved" in line for line in out), out[-3:]
