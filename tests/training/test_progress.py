@@ -49,3 +49,21 @@ def test_the_search_trainer_prints_strength_lines_on_a_time_interval(tmp_path, c
     rows = list(csv.DictReader(open(tmp_path / "run" / "eval" / "strength.csv")))
     assert len(rows) == 2 * len(lines) and [r["opponent"] for r in rows[:2]] == ["greedy", "mcts:2"]
     assert float(rows[-1]["minutes"]) > float(rows[0]["minutes"]) and int(rows[-1]["step"]) > int(rows[0]["step"])
+
+
+def test_strength_csv_is_never_written_through_a_link(tmp_path):
+    import os
+
+    import pytest
+
+    from yyenvs.core.errors import OptionError
+    from yyenvs.training.config import load_config
+    from yyenvs.training.progress import StrengthLog
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    os.symlink(victim, tmp_path / "strength.csv")
+    log = StrengthLog(load_config(None, []), str(tmp_path), 0)
+    result = {"step": 1, "greedy": {"wins": 1, "draws": 0, "losses": 1, "win_rate": 0.5, "ci95": [0.1, 0.9]}}
+    with pytest.raises(OptionError, match="strength.csv"):
+        log.record(result, lambda line: None)
+    assert victim.read_text() == "keep"

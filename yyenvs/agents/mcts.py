@@ -61,6 +61,7 @@ from yyenvs.agents.search.action_selection import sample_edge, uct_edge
 from yyenvs.agents.search.backup import backup
 from yyenvs.agents.search.tree import Tree, Walk, add_child
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
+from yyenvs.core.errors import finite_number
 from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
 
@@ -213,10 +214,7 @@ def _count(name, value, least, most=None):
 
 
 def _finite(name, value):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value):
-        raise ValueError(f"mcts: {name} must be a finite number, got {show(value)}")
-    return float(value)
+    return finite_number(value, f"mcts: {name}")
 
 
 class MCTSAgent(Agent):

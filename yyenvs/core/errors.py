@@ -1,6 +1,7 @@
 """The errors the package raises, and ``show``, the short ``repr`` its messages use."""
 from __future__ import annotations
 
+import math
 import reprlib
 
 import numpy as np
@@ -48,3 +49,14 @@ def show(value, limit: int = 80) -> str:
     except ValueError:  # an integer with too many digits to print
         return f"a {type(value).__name__} too large to print"
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def finite_number(value, what: str, low: float = -math.inf, high: float = math.inf) -> float:
+    """``value`` as a float if it is a real number (not a bool or a string), finite and in
+    [``low``, ``high``]; else ValueError ``"<what> must be a finite number ..., got <value>"``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(value) or not low <= value <= high:
+        bound = "" if (low, high) == (-math.inf, math.inf) else \
+            f" in [{low:g}, {'inf)' if high == math.inf else f'{high:g}]'}"
+        raise ValueError(f"{what} must be a finite number{bound}, got {show(value)}")
+    return float(value)

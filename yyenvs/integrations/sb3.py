@@ -20,26 +20,12 @@ telescope, so the best policy is unchanged; the episode statistics stay the game
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from yyenvs.core.errors import show
+from yyenvs.core.errors import finite_number, show
 from yyenvs.envs.vector import GameVectorEnv
 from yyenvs.games import GAMES
-
-
-def _finite(value, name: str, low: float, high: float | None) -> float:
-    """``value`` as a float in [low, high] (no upper bound: None), else ValueError naming ``name``."""
-    try:
-        x = float(value) if not isinstance(value, (bool, str, bytes)) else None
-    except (TypeError, ValueError):
-        x = None
-    if x is None or not math.isfinite(x) or not (low <= x and (high is None or x <= high)):
-        bound = f"[{low:g}, {high:g}]" if high is not None else f"[{low:g}, inf)"
-        raise ValueError(f"LearnerVecEnv: {name} must be a finite number in {bound}, got {show(value)}")
-    return x
 
 
 class LearnerVecEnv(VecEnv):
@@ -55,7 +41,8 @@ class LearnerVecEnv(VecEnv):
             name, options = game.name, {**game.options, **options}
         else:
             raise ValueError(f"LearnerVecEnv: game must be a game id ({', '.join(GAMES)}) or a core, got {show(game)}")
-        shaping, gamma = _finite(shaping, "shaping", 0.0, None), _finite(gamma, "gamma", 0.0, 1.0)
+        shaping, gamma = finite_number(shaping, "LearnerVecEnv: shaping", 0.0), \
+            finite_number(gamma, "LearnerVecEnv: gamma", 0.0, 1.0)
         self.venv = GameVectorEnv(name, num_envs=num_envs, opponent=opponent,
                                   learner_seat=learner_seat, autoreset_mode="same_step", **options)
         self.core = self.venv.core

@@ -17,6 +17,8 @@ import os
 import sys
 import time
 
+from yyenvs.core.errors import OptionError
+
 #: the columns of strength.csv
 STRENGTH_COLUMNS = ("minutes", "step", "opponent", "games", "wins", "draws", "losses", "win_rate",
                     "ci95_low", "ci95_high")
@@ -126,7 +128,11 @@ class StrengthLog:
             f"vs {name} {r['wins']}-{r['draws']}-{r['losses']} ({100 * r['win_rate']:.0f}% "
             f"[{100 * r['ci95'][0]:.0f}-{100 * r['ci95'][1]:.0f}])" for name, r in rows))
         new = not os.path.exists(self.path)
-        with open(self.path, "a", newline="") as f:
+        try:  # never through a link: the run directory's own file (as its lock file)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as e:
+            raise OptionError(f"cannot write {self.path!r}: {e.strerror or e}") from None
+        with os.fdopen(fd, "a", newline="") as f:
             out = csv.writer(f)
             if new:
                 out.writerow(STRENGTH_COLUMNS)
