@@ -20,6 +20,9 @@ from yyenvs.envs.vector import GameVectorEnv
 from yyenvs.games import GAMES
 
 OPTIONS = {"yoxii": {}, "koi": {"board_size": 7, "directions": 4}, "yinyang": {"num_players": 2}}
+# where the first swim can win: some games end before the learner's first decision
+KOI_EARLY_END = {"board_size": 17, "directions": 4, "win_fry": 14, "quick_start": True}
+CASES = {**{game: (game, options) for game, options in OPTIONS.items()}, "koi-early-end": ("koi", KOI_EARLY_END)}
 MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
          "disabled": AutoresetMode.DISABLED}
 INFO_KEYS = {"action_mask", "learner_seat", "game", "_game"}
@@ -32,9 +35,9 @@ def pick(mask: np.ndarray, t: int) -> int:
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-@pytest.mark.parametrize("game", list(OPTIONS))
-def test_vector_env_resets_as_gymnasiums_own_vector_env(game, mode):
-    options = OPTIONS[game]
+@pytest.mark.parametrize("case", list(CASES))
+def test_vector_env_resets_as_gymnasiums_own_vector_env(case, mode):
+    game, options = CASES[case]
     ref = SyncVectorEnv([lambda: GameEnv(game, **options)], autoreset_mode=MODES[mode])
     ours = GameVectorEnv(game, num_envs=3, autoreset_mode=mode, **options)
     assert ours.metadata["autoreset_mode"] is MODES[mode] and GameVectorEnv.metadata["autoreset_mode"] is \

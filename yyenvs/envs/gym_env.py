@@ -96,7 +96,7 @@ class GameEnv(gym.Env):
         self._batch.state = None
         self._over = True  # until the opponents have moved (they may raise OpponentError)
         self._batch.reset_rows(np.arange(1), seat)
-        self._over = bool(self._batch.state.done[0])
+        self._over = False  # a game the opponent already finished still takes one step (LearnerBatch)
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(np.zeros(1, bool))

@@ -19,7 +19,14 @@ vector environment (many games, auto-reset): it is written once here.
   the game's own stream (:meth:`~yyenvs.core.contract.GameCore.sample_chance`),
   so the games are those of the sampled mode and no agent is asked for one.
 * The learner's reward is the sum of its per-step rewards since its last
-  decision, so a result decided by an opponent's move reaches it.
+  decision, so a result decided by an opponent's move reaches it.  Rewards
+  the opponents earn it before its first decision of a game are paid on that
+  first step.
+* A game the opponents finish before the learner's first decision (a Koi
+  quick start where the first swim wins) still gives the learner one step,
+  so that it is paid its result: its mask offers action 0 alone, whatever
+  action it sends is ignored, and the step returns the result with
+  ``terminated`` (or ``truncated``) set.
 * An illegal learner action ends the episode with reward -1 (the documented
   penalty); an action outside the action space (or not an integer) raises
   :class:`IllegalActionError` naming it, and nothing changes.
@@ -61,6 +68,10 @@ class LearnerBatch:
         self.state = None
         self.learner_seat = np.zeros(self.num_envs, dtype=np.int8)
         self.mask = None
+        # the learner's reward from opponents' moves made before its first decision of a game
+        self.carry = np.zeros(self.num_envs, dtype=np.float32)
+        # games over before the learner's first decision: one step left, to pay the result
+        self.unplayed = np.zeros(self.num_envs, dtype=bool)
 
     def check_seat(self, seat):
         """``seat`` as a ``learner_seat`` setting (``"random"`` or a seat number), or OptionError."""
@@ -91,9 +102,8 @@ class LearnerBatch:
             seats = np.full(rows.size, learner_seat, dtype=np.int8)
         return games, seats
 
-    def reset_rows(self, rows: np.ndarray, learner_seat=None) -> np.ndarray:
-        """Start new games in ``rows``; returns the learner's accumulated reward
-        from opponent moves made before its first decision (normally zero).
+    def reset_rows(self, rows: np.ndarray, learner_seat=None) -> None:
+        """Start new games in ``rows``, the opponents moving until the learner is to move.
 
         ``learner_seat`` (None: the constructor's setting) holds for these games only.
         """
@@ -106,9 +116,9 @@ class LearnerBatch:
             self.state.put(rows, games)
         self.learner_seat[rows] = seats
         self.opponent.on_episode_start(rows)
-        reward = np.zeros(self.num_envs, dtype=np.float32)
-        self._play_opponents(rows, reward)
-        return reward
+        self.carry[rows] = 0
+        self._play_opponents(rows, self.carry)
+        self.unplayed[rows] = self.state.done[rows]
 
     def reset(self, learner_seat=None):
         """New games in every row (``learner_seat`` as in :meth:`reset_rows`)."""
@@ -195,22 +205,26 @@ class LearnerBatch:
         truncated, and a per-row ``illegal`` flag; finished rows are *not* reset.
 
         Rows where ``skip`` (bool per row) is set are left as they are, whatever
-        their action (Gymnasium's NEXT_STEP autoreset ignores it)."""
+        their action (Gymnasium's NEXT_STEP autoreset ignores it), and return
+        neither flag.  A row in :attr:`unplayed` takes its one step: its action is
+        ignored and the result its opponents made is paid."""
         actions = self.check_actions(actions, skip)
         s = self.state
         rows = np.arange(self.num_envs)
-        mask = self.action_masks()
-        legal = mask[rows, actions]
-        playing = ~s.done if skip is None else ~s.done & ~skip
+        acting = np.ones(self.num_envs, bool) if skip is None else ~skip
+        legal = self.action_masks()[rows, actions]
+        playing = acting & ~s.done
         illegal = ~legal & playing
-        reward = np.zeros(self.num_envs, dtype=np.float32)
         live = legal & playing
+        reward = np.where(acting, self.carry, 0).astype(np.float32)
+        self.carry[acting] = 0
+        self.unplayed[acting] = False
         self.core.step(s, np.where(live, actions, -1))
         reward[live] += s.rewards[live, self.learner_seat[live]]
         self._play_opponents(np.flatnonzero(live), reward)
         reward[illegal] = ILLEGAL_ACTION_REWARD
-        terminated = s.terminated | illegal
-        truncated = s.truncated & ~illegal
+        terminated = (s.terminated & acting) | illegal
+        truncated = s.truncated & acting & ~illegal
         return reward, terminated, truncated, illegal
 
     # -- views -------------------------------------------------------------------------
@@ -224,9 +238,13 @@ class LearnerBatch:
         return self.core.observe(self.started("observe()"), self.learner_seat)
 
     def action_masks(self) -> np.ndarray:
+        """(num_envs, num_actions) bool: the learner's legal actions; action 0 alone in an
+        :attr:`unplayed` game, none in a game it has finished."""
         self.started("action_masks()")
         if self.mask is None:
             self.mask = self.core.legal_action_mask(self.state)
+            self.mask[self.unplayed] = False
+            self.mask[self.unplayed, 0] = True
         return self.mask
 
 

@@ -22,7 +22,9 @@ ends, as in Gymnasium's own vector envs.  ``episode`` is
 left to Gymnasium's ``RecordEpisodeStatistics``, which writes that key itself.
 
 ``action_masks()`` returns the (N, num_actions) legal-action mask (all False
-for a game that is over); with ``dict_observation=True`` each observation is a
+for a game that is over; action 0 alone for a game over before the learner's
+first decision, whose next step pays its result, see
+:class:`~yyenvs.envs.learner.LearnerBatch`); with ``dict_observation=True`` each observation is a
 dict that carries it as ``"action_mask"``.  Bad actions, seeds and options
 raise as in :class:`~yyenvs.envs.gym_env.GameEnv`; after an
 :class:`~yyenvs.core.contract.OpponentError` the env must be reset.
@@ -101,8 +103,6 @@ class GameVectorEnv(VectorEnv):
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
         self.returns = np.zeros(self.num_envs, dtype=np.float32)
-        # rewards the opponents earned the learner before its first move of a new game
-        self._carry = np.zeros(self.num_envs, dtype=np.float32)
         self.lengths = np.zeros(self.num_envs, dtype=np.int64)
         self._restart = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: games over, restarting next step
         self._over = np.zeros(self.num_envs, dtype=bool)  # DISABLED: games over, waiting for a reset
@@ -116,9 +116,8 @@ class GameVectorEnv(VectorEnv):
         seat = self.batch.reset_seat(options)  # for the games this reset starts only
         if rows is not None:  # a partial reset: the other envs play on
             self._needs_reset = True  # until the opponents have moved (they may raise OpponentError)
-            reward = self.batch.reset_rows(rows, seat)
+            self.batch.reset_rows(rows, seat)
             self._needs_reset = False
-            self._carry[rows] = reward[rows]
             for flags in (self.returns, self.lengths, self._restart, self._over):
                 flags[rows] = 0
             return self._observe(), self._infos(None)
@@ -129,7 +128,7 @@ class GameVectorEnv(VectorEnv):
         self._needs_reset = True  # until the opponents have moved (they may raise OpponentError)
         self.batch.reset(seat)
         self._needs_reset = False
-        for flags in (self.returns, self._carry, self.lengths, self._restart, self._over):
+        for flags in (self.returns, self.lengths, self._restart, self._over):
             flags[:] = 0
         return self._observe(), self._infos(None)
 
@@ -163,15 +162,13 @@ class GameVectorEnv(VectorEnv):
             raise RuntimeError(f"the games of envs {np.flatnonzero(self._over).tolist()} are over: restart "
                                "them with reset(options={'reset_mask': ...}) first (autoreset_mode='disabled')")
         restart = np.flatnonzero(self._restart)  # NEXT_STEP: these envs' actions are ignored
-        skip, carry = None, None
+        skip = None
         if restart.size:
             skip = self._restart.copy()
             actions = self.batch.check_actions(actions, skip)  # refused before the restarts change anything
-            carry = self.batch.reset_rows(restart)
+            self.batch.reset_rows(restart)
         self._restart[:] = False
         reward, terminated, truncated, illegal = self.batch.step(actions, skip)
-        reward = reward + self._carry
-        self._carry[:] = 0 if carry is None else carry  # paid on the new games' first learner steps
         self.returns += reward
         self.lengths += 1
         self.lengths[restart] = 0
@@ -196,7 +193,7 @@ class GameVectorEnv(VectorEnv):
             self.returns[done] = 0
             self.lengths[done] = 0
             if same_step:
-                self._carry = self.batch.reset_rows(done)  # belongs to the new game: paid on its first step
+                self.batch.reset_rows(done)
                 infos["action_mask"] = self.batch.action_masks().copy()
                 infos["learner_seat"] = self.batch.learner_seat.copy()
             elif self.autoreset_mode is AutoresetMode.NEXT_STEP:
