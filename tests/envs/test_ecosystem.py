@@ -63,6 +63,42 @@ def test_torchrl_gymenv_builds_from_the_id():
     assert 1 <= td.batch_size[0] <= 5 and env.observation_spec["observation"].shape == (7, 7, 14)
 
 
+def test_torchrl_masked_categorical_takes_the_bool_mask():
+    """With ``mask_dtype="bool"`` the mask that TorchRL's GymWrapper passes on is bool, which
+    ``MaskedCategorical`` requires (it refuses the int8 mask of PettingZoo's layout)."""
+    pytest.importorskip("torchrl")
+    import gymnasium as gym
+    import torch
+    from torchrl.envs import GymWrapper
+    from torchrl.modules import MaskedCategorical
+    vec = gym.make_vec(yyenvs.GAMES["koi"].gym_id, num_envs=4, vectorization_mode="vector_entry_point",
+                       autoreset_mode="disabled", dict_observation=True, mask_dtype="bool")
+    env = GymWrapper(vec, categorical_action_encoding=True)
+    td = env.reset()
+    for _ in range(20):
+        mask = td["action_mask"]
+        assert mask.dtype == torch.bool
+        td["action"] = MaskedCategorical(logits=torch.zeros(mask.shape), mask=mask).sample()
+        assert mask.gather(-1, td["action"].unsqueeze(-1)).all()
+        td = env.step(td)["next"]
+        if td["done"].any():
+            td = env.reset(td.set("_reset", td["done"].clone()))
+
+
+def test_torchrl_gym_wrapper_in_same_step_mode_is_refused_with_the_route_that_works():
+    """TorchRL's same-step reader cannot read the nested ``info["game"]``: the env says so and names the
+    documented ``"disabled"`` route, instead of TorchRL's ``generator raised StopIteration``."""
+    pytest.importorskip("torchrl")
+    import gymnasium as gym
+    from torchrl.envs import GymWrapper
+    from yyenvs.core.errors import OptionError
+    vec = gym.make_vec(yyenvs.GAMES["koi"].gym_id, num_envs=2, vectorization_mode="vector_entry_point",
+                       autoreset_mode="same_step")
+    with pytest.raises(OptionError, match="autoreset_mode='disabled'"):
+        GymWrapper(vec, categorical_action_encoding=True)
+    vec.reset(seed=0)  # called directly, the mode works as documented
+
+
 @pytest.mark.parametrize("game", list(GAMES))
 def test_tianshou_pettingzoo_env_plays_legal_games(game):
     pytest.importorskip("tianshou")

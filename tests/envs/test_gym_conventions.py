@@ -124,21 +124,26 @@ def test_next_step_ignores_the_action_of_the_step_after_the_end():
     assert trunc.all() and (info["game"]["l"] == 2).all()
 
 
+@pytest.mark.parametrize("mask_dtype", [None, "bool"])
 @pytest.mark.parametrize("game", list(OPTIONS))
-def test_dict_observation_carries_the_mask(game):
-    env = GameEnv(game, dict_observation=True, **OPTIONS[game])
+def test_dict_observation_carries_the_mask(game, mask_dtype):
+    """int8 as in PettingZoo's classic games, or bool (``mask_dtype="bool"``, what torch's masked
+    distributions take)."""
+    dtype = np.int8 if mask_dtype is None else np.bool_
+    env = GameEnv(game, dict_observation=True, mask_dtype=mask_dtype, **OPTIONS[game])
     check_env(env, skip_render_check=True)
     obs, info = env.reset(seed=1)
     assert set(obs) == {"observation", "action_mask"} and env.observation_space.contains(obs)
-    assert np.array_equal(obs["action_mask"], info["action_mask"]) and obs["action_mask"].dtype == np.int8
+    assert np.array_equal(obs["action_mask"], info["action_mask"]) and obs["action_mask"].dtype == dtype
+    assert env.observation_space["action_mask"].dtype == dtype
     plain = GameEnv(game, **OPTIONS[game])
     assert np.array_equal(plain.reset(seed=1)[0], obs["observation"])
     for mode in MODES:
         vec = GameVectorEnv(game, num_envs=4, dict_observation=True, autoreset_mode=mode, max_episode_steps=2,
-                            **OPTIONS[game])
+                            mask_dtype=mask_dtype, **OPTIONS[game])
         obs, info = vec.reset(seed=2)
         for _ in range(3):
-            assert vec.observation_space.contains(obs)
+            assert vec.observation_space.contains(obs) and obs["action_mask"].dtype == dtype
             assert np.array_equal(obs["action_mask"], vec.action_masks())
             obs, _, term, trunc, info = vec.step(vec.action_masks().argmax(1))
             if mode == "disabled" and (term | trunc).any():
@@ -162,6 +167,15 @@ def test_dict_observation_must_be_a_bool(bad):
         GameEnv("yoxii", dict_observation=bad)
     with pytest.raises(OptionError, match="dict_observation"):
         GameVectorEnv("yoxii", dict_observation=bad)
+
+
+@pytest.mark.parametrize("bad", ["uint8", np.bool_, True, 1])
+def test_mask_dtype_is_int8_or_bool_and_needs_the_dict_observation(bad):
+    for make in (GameEnv, GameVectorEnv):
+        with pytest.raises(OptionError, match=r"mask_dtype must be one of \['int8', 'bool'\]"):
+            make("yoxii", dict_observation=True, mask_dtype=bad)
+        with pytest.raises(OptionError, match="mask_dtype='bool' applies to the dict observation only"):
+            make("yoxii", mask_dtype="bool")
 
 
 @pytest.mark.parametrize("mode", ["rgb_array", "ansi"])

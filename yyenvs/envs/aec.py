@@ -49,7 +49,7 @@ class GameAECEnv(AECEnv, EzPickle):
         # "<name>_<seat>" is the form PettingZoo's api_test asks for
         self.possible_agents = [f"{n}_{i}" for i, n in enumerate(self.core.player_names())]
         self._seat = {name: np.array([i], np.int8) for i, name in enumerate(self.possible_agents)}
-        obs_space = observation_space(self.core, dict_observation=True)
+        obs_space = observation_space(self.core, np.int8)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: action_space(self.core) for a in self.possible_agents}
         self._master_seed: int | None = None

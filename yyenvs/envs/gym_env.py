@@ -5,8 +5,9 @@ Registered as ``yyenvs/<Game>-v0``; any core option is a keyword of
 seat; ``action_masks()`` gives the legal actions (for sb3-contrib's
 MaskablePPO) and ``info["action_mask"]`` carries the same.  With
 ``dict_observation=True`` the observation is a dict of the planes
-(``"observation"``) and the mask (``"action_mask"``, int8), as in PettingZoo's
-classic games, for libraries that want the mask inside the observation.
+(``"observation"``) and the mask (``"action_mask"``, int8 as in PettingZoo's
+classic games, or bool with ``mask_dtype="bool"``), for libraries that want
+the mask inside the observation.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from yyenvs.core.contract import IllegalActionError, OpponentError, show
 from yyenvs.core.rng import check_seed, fresh_seed
 from yyenvs.envs.learner import LearnerBatch
 from yyenvs.envs.rendering import Renderer, check_render_mode
-from yyenvs.envs.spaces import action_space, check_flag, observation_space, with_mask
+from yyenvs.envs.spaces import action_space, observation_layout, observation_space, with_mask
 from yyenvs.games import make_core
 
 
@@ -36,6 +37,7 @@ class GameEnv(gym.Env):
             reset starts; the next reset without it returns to this setting.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
         dict_observation: observations as ``{"observation": ..., "action_mask": ...}``.
+        mask_dtype: that mask's dtype with ``dict_observation``, ``"int8"`` (the default) or ``"bool"``.
         **options: the game's own options.
 
     ``reset(seed=s)`` makes ``s`` the master seed: the ``k``-th episode after it
@@ -65,15 +67,16 @@ class GameEnv(gym.Env):
         self._spec = value
 
     def __init__(self, game: str, opponent="random", learner_seat="random",
-                 render_mode: str | None = None, dict_observation: bool = False, **options):
+                 render_mode: str | None = None, dict_observation: bool = False, mask_dtype: str | None = None, **options):
         check_render_mode(render_mode)
-        self.dict_observation = check_flag("dict_observation", dict_observation)
+        self.observation_mask = observation_layout(dict_observation, mask_dtype)
+        self.dict_observation = self.observation_mask is not None
         self.core = make_core(game, **options)
         self._renderer = Renderer(self.core, render_mode)
         self.render_mode = render_mode
         self.opponent_spec = opponent
         self._batch = LearnerBatch(self.core, 1, make_agent(opponent, self.core), learner_seat)
-        self.observation_space = observation_space(self.core, self.dict_observation)
+        self.observation_space = observation_space(self.core, self.observation_mask)
         self.action_space = action_space(self.core)
         self._over = True
 
@@ -102,7 +105,7 @@ class GameEnv(gym.Env):
         return self._observation(), self._info(np.zeros(1, bool))
 
     def _observation(self):
-        return with_mask(self._batch.observe()[0], self._batch.action_masks()[0], self.dict_observation)
+        return with_mask(self._batch.observe()[0], self._batch.action_masks()[0], self.observation_mask)
 
     def _info(self, illegal):
         info = {"action_mask": self._batch.action_masks()[0].copy(), "learner_seat": self.learner_seat}

@@ -18,21 +18,40 @@ def action_space(core) -> spaces.Discrete:
     return spaces.Discrete(core.num_actions)
 
 
-def observation_space(core, dict_observation: bool = False) -> spaces.Space:
-    """The observation space of one env: the core's box, or with ``dict_observation``
-    a ``Dict`` of that box (``"observation"``) and the legal actions (``"action_mask"``,
-    int8 0/1 per action), the layout of PettingZoo's classic games."""
+#: the ``mask_dtype`` choices: int8 0/1 as in PettingZoo's classic games, or bool (what torch's masked
+#: distributions, TorchRL's ``MaskedCategorical`` among them, accept)
+MASK_DTYPES = {"int8": np.int8, "bool": np.bool_}
+
+
+def observation_layout(dict_observation, mask_dtype) -> type | None:
+    """The ``dict_observation`` and ``mask_dtype`` options, checked, as one value: None for the plain
+    box, else the numpy type of the dict observation's ``"action_mask"`` (int8 unless ``"bool"``)."""
+    as_dict = check_flag("dict_observation", dict_observation)
+    if mask_dtype is None:
+        return np.int8 if as_dict else None
+    if not (isinstance(mask_dtype, str) and mask_dtype in MASK_DTYPES):
+        raise OptionError(f"mask_dtype must be one of {list(MASK_DTYPES)} or None, got {show(mask_dtype)}")
+    if not as_dict:
+        raise OptionError(f"mask_dtype={mask_dtype!r} applies to the dict observation only: "
+                          "give dict_observation=True too")
+    return MASK_DTYPES[mask_dtype]
+
+
+def observation_space(core, mask_dtype: type | None = None) -> spaces.Space:
+    """The observation space of one env: the core's box, or with a ``mask_dtype`` (see
+    :func:`observation_layout`) a ``Dict`` of that box (``"observation"``) and the legal actions
+    (``"action_mask"``, 0/1 per action), the layout of PettingZoo's classic games."""
     box = observation_box(core)
-    if not dict_observation:
+    if mask_dtype is None:
         return box
-    return spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (core.num_actions,), np.int8)})
+    return spaces.Dict({"observation": box, "action_mask": spaces.Box(0, 1, (core.num_actions,), mask_dtype)})
 
 
-def with_mask(obs: np.ndarray, mask: np.ndarray, dict_observation: bool):
+def with_mask(obs: np.ndarray, mask: np.ndarray, mask_dtype: type | None):
     """``obs`` as the env returns it: itself, or the dict of :func:`observation_space`."""
-    if not dict_observation:
+    if mask_dtype is None:
         return obs
-    return {"observation": obs, "action_mask": mask.astype(np.int8)}
+    return {"observation": obs, "action_mask": mask.astype(mask_dtype)}
 
 
 def check_flag(name: str, value) -> bool:

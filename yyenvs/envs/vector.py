@@ -38,6 +38,8 @@ running after that many learner steps is truncated and restarts.
 """
 from __future__ import annotations
 
+import sys
+
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -47,7 +49,7 @@ from yyenvs.core.errors import OpponentError, OptionError, show
 from yyenvs.core.rng import check_seed, fresh_seed
 from yyenvs.envs.learner import RESET_OPTIONS, LearnerBatch, reset_options
 from yyenvs.envs.rendering import check_render_mode
-from yyenvs.envs.spaces import action_space, check_flag, observation_space, with_mask
+from yyenvs.envs.spaces import action_space, observation_layout, observation_space, with_mask
 from yyenvs.games import make_core
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP,
@@ -68,24 +70,38 @@ def check_autoreset_mode(mode) -> AutoresetMode:
     return found
 
 
+def _called_from(package: str, depth: int = 4) -> bool:
+    """Whether one of the ``depth`` callers above the caller is code of ``package`` (e.g. ``"torchrl."``)."""
+    frame = sys._getframe(2)
+    for _ in range(depth):
+        if frame is None:
+            return False
+        if frame.f_globals.get("__name__", "").startswith(package):
+            return True
+        frame = frame.f_back
+    return False
+
+
 class GameVectorEnv(VectorEnv):
     """``num_envs`` games of ``game`` for one learner (see :class:`GameEnv` for arguments).
 
     ``max_episode_steps``: learner steps after which a game is truncated (None: the game's own cap).
     ``autoreset_mode``: ``"next_step"`` (default) or ``"same_step"``, see above; it is
     also ``metadata["autoreset_mode"]``.  ``dict_observation``: observations as
-    ``{"observation": ..., "action_mask": ...}``.
+    ``{"observation": ..., "action_mask": ...}``, the mask of ``mask_dtype`` (``"int8"`` or ``"bool"``).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(self, game: str, num_envs: int = 1, opponent="random", learner_seat="random",
                  render_mode: str | None = None, max_episode_steps: int | None = None,
-                 autoreset_mode="next_step", dict_observation: bool = False, **options):
+                 autoreset_mode="next_step", dict_observation: bool = False, mask_dtype: str | None = None,
+                 **options):
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.autoreset_mode = check_autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.dict_observation = check_flag("dict_observation", dict_observation)
+        self.observation_mask = observation_layout(dict_observation, mask_dtype)
+        self.dict_observation = self.observation_mask is not None
         if max_episode_steps is not None and not (
                 isinstance(max_episode_steps, (int, np.integer)) and not isinstance(max_episode_steps, bool)
                 and max_episode_steps >= 1):
@@ -98,7 +114,7 @@ class GameVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.batch = LearnerBatch(self.core, num_envs, make_agent(opponent, self.core), learner_seat)
         self.num_envs = self.batch.num_envs
-        self.single_observation_space = observation_space(self.core, self.dict_observation)
+        self.single_observation_space = observation_space(self.core, self.observation_mask)
         self.single_action_space = action_space(self.core)
         self.observation_space = gym.vector.utils.batch_space(self.single_observation_space, self.num_envs)
         self.action_space = gym.vector.utils.batch_space(self.single_action_space, self.num_envs)
@@ -111,6 +127,10 @@ class GameVectorEnv(VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         seed = check_seed(seed)  # numpy integers too; Gymnasium takes Python ints only
+        if self.autoreset_mode is AutoresetMode.SAME_STEP and _called_from("torchrl."):
+            raise OptionError("TorchRL's GymWrapper cannot read the nested info['game'] in "
+                              "autoreset_mode='same_step'; make the env with autoreset_mode='disabled' "
+                              "(docs/integrations/torchrl.md#the-batched-vector-env)")
         options = reset_options(options, RESET_OPTIONS + ("reset_mask",))
         rows = self._reset_rows(options.pop("reset_mask", None), seed)
         seat = self.batch.reset_seat(options)  # for the games this reset starts only
@@ -181,7 +201,7 @@ class GameVectorEnv(VectorEnv):
             last = self.batch.core.observe(self.batch.state.take(done), self.batch.learner_seat[done])
             masks = self.batch.action_masks()[done]
             for k, i in enumerate(done):
-                infos["final_obs"][i] = with_mask(last[k], masks[k], self.dict_observation)
+                infos["final_obs"][i] = with_mask(last[k], masks[k], self.observation_mask)
         if done.size:
             game = infos["game"]
             game["outcome"][done] = np.where(illegal, -1.0, np.sign(self.returns))[done]
@@ -203,7 +223,7 @@ class GameVectorEnv(VectorEnv):
         return self._observe(), reward, terminated, truncated, infos
 
     def _observe(self):
-        return with_mask(self.batch.observe(), self.batch.action_masks(), self.dict_observation)
+        return with_mask(self.batch.observe(), self.batch.action_masks(), self.observation_mask)
 
     def _infos(self, done):
         """The infos of every reset and step, with the same keys each time; ``game`` holds the
