@@ -23,7 +23,9 @@ COMMANDS = {
     "eval": ("yyenvs.training.evaluate", "matches between checkpoints and baselines, with ratings"),
     "checkpoint": ("yyenvs.training.checkpoint_command", "inspect, export (policy only) or convert a checkpoint"),
 }
-TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib"}
+#: the train extra's modules: a command that meets one missing says which extra to install
+TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard", "tqdm", "rich",
+               "matplotlib"}
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -107,10 +109,17 @@ def run(command: str, fn, argv) -> int:
     """``fn(argv)`` with the package's user errors turned into one line and status 2."""
     # OptionError covers ConfigError, DataFileError, CheckpointError and RecordError too
     from yyenvs.core.contract import IllegalActionError, OptionError
+    from yyenvs.core.errors import MissingExtraError
     try:
         return int(fn(argv) or 0)
-    except (OptionError, IllegalActionError) as e:
+    except (OptionError, IllegalActionError, MissingExtraError) as e:
         print(f"yyenvs {command}: error: {one_line(e)}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as e:
+        if (e.name or "").partition(".")[0] not in TRAIN_EXTRA:
+            raise
+        print(f"yyenvs {command}: error: {e.name} is not installed; this needs the train extra "
+              "(pip install 'yyenvs[train]')", file=sys.stderr)
         return 2
 
 
@@ -133,15 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if argv else 2
     import importlib
     command = argv[0]
-    try:
-        module = importlib.import_module(COMMANDS[command][0])
-    except ModuleNotFoundError as e:
-        if e.name not in TRAIN_EXTRA:
-            raise
-        print(f"yyenvs {command}: error: {e.name} is not installed; this command needs the train "
-              "extra (pip install 'yyenvs[train]')", file=sys.stderr)
-        return 2
-    return run(command, module.main, argv[1:])
+    return run(command, lambda args: importlib.import_module(COMMANDS[command][0]).main(args), argv[1:])
 
 
 if __name__ == "__main__":

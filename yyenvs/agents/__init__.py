@@ -19,10 +19,14 @@ import os
 from yyenvs.agents.base import Agent, sample_legal
 from yyenvs.agents.scripted import GreedyAgent, RandomAgent
 from yyenvs.core.contract import GameCore, OptionError, show
+from yyenvs.core.errors import require_modules
 
 __all__ = ["Agent", "RandomAgent", "GreedyAgent", "make_agent", "sample_legal", "BASELINES"]
 
 BASELINES = ("random", "greedy", "mcts")
+#: what a network agent imports (the train extra): a search network; a PPO policy as well
+SEARCH_NETWORK_MODULES = ("torch", "safetensors")
+POLICY_MODULES = SEARCH_NETWORK_MODULES + ("sb3_contrib",)
 PRETRAINED = "pretrained"
 #: the shipped agent without search: for self-play pools, the browser and fast play
 PRETRAINED_FAST = "pretrained:fast"
@@ -103,6 +107,7 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
     if spec == "greedy":
         return GreedyAgent(core, seed)
     if spec in (PRETRAINED, PRETRAINED_FAST):
+        require_modules(f"the agent {spec!r}", *POLICY_MODULES)
         agent = make_agent(pretrained_spec(core, fast=spec == PRETRAINED_FAST), core, seed, deterministic)
         agent.name = spec
         return agent
@@ -117,11 +122,13 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
                               f"simulations from 1 to {MAX_SIMULATIONS:,}, got {show(spec)}")
         return MCTSAgent(core, seed, simulations=int(arg) if colon else None)
     if name == "az":
+        require_modules("an 'az:' agent", *SEARCH_NETWORK_MODULES)
         from yyenvs.agents.az import load_az_agent, parse_az_spec
         path, simulations, options = parse_az_spec(spec)
         return load_az_agent(path, core, seed, simulations, sample=not (deterministic or simulations), **options)
     from yyenvs.agents.checkpoint import looks_like_checkpoint
     if looks_like_checkpoint(spec):
+        require_modules(f"the checkpoint agent {show(spec)}", *POLICY_MODULES)
         return load_agent(spec, core, seed, deterministic)
     near = difflib.get_close_matches(spec.split(":")[0], [*BASELINES, "pretrained", "az"], n=1) \
         if isinstance(spec, str) else []

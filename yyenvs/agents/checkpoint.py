@@ -33,6 +33,7 @@ import numpy as np
 
 from yyenvs.agents import ppo_description, search_description
 from yyenvs.core.contract import GameCore, OptionError, show
+from yyenvs.core.errors import require_modules
 from yyenvs.core.files import unique_keys
 from yyenvs.games import GAMES
 
@@ -353,6 +354,7 @@ def read_metadata(path, core: GameCore | None = None) -> dict:
         head = fh.read(8)
     if len(head) < 8 or int.from_bytes(head, "little") > min(size - 8, MAX_METADATA_BYTES):
         raise CorruptCheckpointError(f"{what} is truncated or not a safetensors file (bad header length)")
+    require_modules(f"reading {what}", "safetensors")
     from safetensors import safe_open
     try:
         with safe_open(path, framework="pt") as fh:

@@ -1,6 +1,7 @@
 """The errors the package raises, and ``show``, the short ``repr`` its messages use."""
 from __future__ import annotations
 
+import importlib.util
 import math
 import reprlib
 
@@ -34,6 +35,27 @@ class OpponentError(RuntimeError):
 
     The learner's env is then mid-turn and must be reset.
     """
+
+
+class MissingExtraError(ModuleNotFoundError):
+    """Something asked for needs a module of an extra that is not installed (the message names both)."""
+
+
+def require_modules(what: str, *modules: str, extra: str = "train") -> None:
+    """MissingExtraError, in one line naming ``what``, the missing modules and the extra to install,
+    unless every one of ``modules`` can be imported (found without importing it)."""
+    missing = [m for m in modules if not _installed(m)]
+    if missing:
+        names = " and ".join([", ".join(missing[:-1]), missing[-1]] if len(missing) > 1 else missing)
+        raise MissingExtraError(f"{what} needs {names}, not installed here: "
+                                f"pip install 'yyenvs[{extra}]'", name=missing[0])
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a blocked or half-removed package
+        return False
 
 
 _REPR = reprlib.Repr()
