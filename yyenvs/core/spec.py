@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,9 @@ class Option:
     #: ``(option, value)``: this option matters only while that option has that value (Koi's
     #: ``quick_layout`` only with ``quick_start=True``); files that differ in it otherwise agree
     only_if: tuple | None = None
+    #: for an ``"int"``: the largest value allowed beside the options declared before it, and why in
+    #: words (Koi's ``win_fry``: the free points of the pond), as ``most(options) -> (value, reason)``
+    most: Callable[[Mapping[str, Any]], tuple[int, str]] | None = None
 
     def __post_init__(self):
         if self.kind not in ("bool", "int", "choice", "path"):
@@ -62,15 +65,25 @@ class Option:
             return " or ".join(repr(c) for c in self.choices)
         return "a file path or None"
 
-    def check(self, value, game: str):
-        """``value`` as this option holds it (a Python bool / int / str), or OptionError naming it."""
+    def check(self, value, game: str, before: Mapping[str, Any] | None = None, given: bool = True):
+        """``value`` as this option holds it (a Python bool / int / str), or OptionError naming it.
+
+        ``before``: the options declared before this one, already checked (for :attr:`most`);
+        ``given``: False when ``value`` is the default, which the message then says."""
         ok = False
         if self.kind == "bool":
             ok = isinstance(value, (bool, np.bool_))
             value = bool(value) if ok else value
         elif self.kind == "int":
+            high, why = self.high, ""
+            if self.most is not None and before is not None:
+                high, why = self.most(before)
             ok = (isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
-                  and self.low <= value <= self.high and (not self.odd or value % 2 == 1))
+                  and self.low <= value <= high and (not self.odd or value % 2 == 1))
+            if not ok and why:
+                default = "" if given else f" (the default): give {self.name}={high}"
+                raise OptionError(f"{game}: option {self.name} must be an integer from {self.low} to {high} "
+                                  f"({why}), got {show(value)}{default}")
             value = int(value) if ok else value
         elif self.kind == "choice":
             if isinstance(value, np.integer):
@@ -196,5 +209,10 @@ class GameSpec:
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise UnknownOptionError(f"{self.id}: unknown option {show(unknown[0])}{hint} (unexpected keyword "
                                      f"argument {unknown[0]!r}); allowed: {sorted(by_name)}")
-        return {o.name: o.check(options[o.name], self.id) if o.name in options else o.default
-                for o in self.options}
+        checked: dict[str, Any] = {}
+        for o in self.options:  # in order: an option's bound (Option.most) may depend on the ones before
+            if o.name in options:
+                checked[o.name] = o.check(options[o.name], self.id, checked)
+            else:
+                checked[o.name] = o.default if o.most is None else o.check(o.default, self.id, checked, False)
+        return checked

@@ -114,6 +114,10 @@ def test_option_error_win_fry_depends_on_board():
     assert KoiCore(board_size=9, win_fry=70).win_fry == 70
     with pytest.raises(OptionError, match="win_fry"):
         KoiCore(board_size=9, win_fry=71)
+    for low_or_high in (13, 39):  # below the least and above the most: both give this pond's range
+        with pytest.raises(OptionError, match=r"from 14 to 38 \(the free points of a pond of board_size=7\), "
+                                              rf"got {low_or_high}$"):
+            _KoiCore(win_fry=low_or_high)
 
 
 def test_unknown_option():

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from yyenvs.core.contract import BatchState, GameCore
-from yyenvs.core.errors import OptionError, show
+from yyenvs.core.errors import OptionError
 from yyenvs.core.rng import game_seeds
 from yyenvs.games.koi import ansi, picture
 from yyenvs.games.koi import text as koi_text
@@ -60,12 +60,6 @@ class KoiCore(GameCore):
         super().__init__(**options)
         o = self.options
         n, d, w, m = o["board_size"], o["directions"], o["win_fry"], o["max_plies"]
-        most = n * n - 1 - 2 * NUM_KOI
-        if w > most:
-            hint = f" (the default): give win_fry={most}" if w == self.spec.defaults["win_fry"] else ""
-            raise OptionError(
-                f"koi: option win_fry must be an integer from 14 to {most} (the free points of a "
-                f"pond of board_size={n}), got {show(w)}{hint}")
         self.board_size = n
         self.num_points = n * n
         self.num_dirs = d

@@ -7,6 +7,14 @@ version 0, still registered with them) and added ``quick_layout`` (version 0's q
 from yyenvs.core.spec import GameSpec, Option
 
 PLY_MAX = 2**31 - 1  # the largest ply an int32 holds
+KOI_POINTS = 11  # the points the ten koi and the Taiji hold: no fry is ever left there
+
+
+def free_points(options) -> tuple[int, str]:
+    """The most fry a pond holds: the most ``win_fry`` can be."""
+    n = options["board_size"]
+    return n * n - KOI_POINTS, f"the free points of a pond of board_size={n}"
+
 
 SPEC = GameSpec(
     id="koi", title="Yin Yang Koi", gym_name="Koi", version=1, core="yyenvs.games.koi.core:KoiCore",
@@ -20,7 +28,7 @@ SPEC = GameSpec(
                only_if=("quick_start", True)),
         Option("win_fry", "int", 16, "fry on the board that win the game (at most the free points: "
                "a 5 x 5 pond needs win_fry=14)",
-               low=14, high=19 * 19 - 11),
+               low=14, high=19 * 19 - KOI_POINTS, most=free_points),
         Option("max_plies", "int", 400, "plies after which the game is truncated (ply is int32)",
                low=1, high=PLY_MAX),
     ),
