@@ -138,3 +138,71 @@ def test_tianshou_collector_runs_masked_random_policies():
     assert result.n_collected_episodes >= 6
     # each game has a winner (no illegal-move endings: the loser's -1 is the rules' result)
     np.testing.assert_array_equal(np.sort(result.returns, axis=1), np.tile([-1.0, 1.0], (len(result.returns), 1)))
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_supersuit_vector_env_over_the_parallel_form_plays_legal_games(game):
+    """turn_based_aec_to_parallel passes parallel_api_test; SuperSuit's vector envs over it play
+    whole games with legal moves only, and every finished game pays its seats the game's result."""
+    ss = pytest.importorskip("supersuit")
+    from pettingzoo.test import parallel_api_test
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+    module = getattr(yyenvs, yyenvs.GAMES[game].pettingzoo_module)
+    parallel_api_test(turn_based_aec_to_parallel(module.env(**GAMES[game])), num_cycles=50)
+    seats = ss.pettingzoo_env_to_vec_env_v1(turn_based_aec_to_parallel(module.env(**GAMES[game])))
+    players = seats.num_envs
+    vec = ss.concat_vec_envs_v1(seats, 2, num_cpus=0, base_class="gymnasium")
+    obs, _ = vec.reset(seed=0)
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(3000 if game == "yinyang" else 400):
+        mask = obs["action_mask"].astype(bool)
+        movers = mask.any(1)
+        assert movers.reshape(2, players).sum(1).tolist() == [1, 1]  # one seat to move per game
+        action = (rng.random(mask.shape) + mask).argmax(1)
+        obs, reward, term, trunc, _ = vec.step(action)
+        ended = (term | trunc).reshape(2, players)
+        assert (ended.all(1) | ~ended.any(1)).all()  # a game ends for all its seats at once
+        for g in np.flatnonzero(ended.all(1)):
+            finished += 1
+            assert not (reward.reshape(2, players)[g] == -1).all()  # a result, not an illegal move's -1s
+    assert finished >= 2
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_pettingzoo_sb3_tutorial_wrapper_trains_maskable_ppo(game):
+    """PettingZoo's SB3 action-masking tutorial, its wrapper also a gymnasium.Env (docs/integrations/
+    pettingzoo.md): MaskablePPO learns through it, and every action it plays is legal."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    import pettingzoo.utils
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    class SelfPlay(pettingzoo.utils.BaseWrapper, gym.Env):
+        def reset(self, seed=None, options=None):
+            super().reset(seed, options)
+            self.observation_space = super().observation_space(self.possible_agents[0])["observation"]
+            self.action_space = super().action_space(self.possible_agents[0])
+            return self.observe(self.agent_selection), {}
+
+        def step(self, action):
+            mover = self.agent_selection
+            assert super().observe(mover)["action_mask"][action]  # the masks reached the policy
+            super().step(action)
+            return (self.observe(self.agent_selection), self._cumulative_rewards[mover],
+                    self.terminations[mover], self.truncations[mover], self.infos[mover])
+
+        def observe(self, agent):
+            return super().observe(agent)["observation"]
+
+        def legal_actions(self):
+            return super().observe(self.agent_selection)["action_mask"]
+
+    module = getattr(yyenvs, yyenvs.GAMES[game].pettingzoo_module)
+    env = SelfPlay(module.env(**GAMES[game]))
+    env.reset(seed=0)
+    model = MaskablePPO("MlpPolicy", ActionMasker(env, lambda e: e.legal_actions()), n_steps=64, batch_size=64, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [16]})
+    model.learn(128)
+    assert model.num_timesteps >= 128
