@@ -189,6 +189,7 @@ def _terminal_game(session, read, write) -> int:
         try:
             answer = read("> ").strip()
         except EOFError:
+            write("\nend of input" + ("" if view["over"] else ": the game stops unfinished"))
             return 0
         except UnicodeDecodeError:
             write(f"that line is not text in this terminal's encoding; {TERMINAL_HELP}")

@@ -284,6 +284,11 @@ def test_terminal_play_ends_cleanly_on_ctrl_c_a_closed_output_and_undecodable_in
     assert play_in_terminal(s, read, out.append) == 0
     assert any("not text in this terminal's encoding" in line for line in out)
 
+    def end_of_input(prompt):
+        raise EOFError
+    assert play_in_terminal(s, end_of_input, out.append) == 0
+    assert out[-1] == "\nend of input: the game stops unfinished"
+
 
 def test_terminal_play_says_when_a_record_cannot_be_saved(tmp_path):
     from yyenvs.play import play_in_terminal
