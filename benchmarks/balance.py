@@ -6,7 +6,7 @@ games of each variant.  Per variant one line: each turn-order position's wins
 truncations, the game length in plies and in decisions per player (mean and
 standard deviation), and the mean number of legal moves per decision.  With
 ``--prove PLIES`` the position after PLIES plies of each game is also searched
-exhaustively (:func:`yyenvs.agents.solver.prove`, ``--budget`` positions,
+exhaustively (:func:`yyenvs.search.solver.prove`, ``--budget`` positions,
 ``--depth`` moves) and the share proven won for the player to move is printed.
 The same seed gives the same games.
 
@@ -86,7 +86,7 @@ def play_variant(core, agent, seeds: np.ndarray, prove_at: int | None) -> dict:
 
 def proven_share(core, snapshot, budget: int, depth: int) -> tuple[int, int]:
     """(positions proven won for the player to move, positions searched), finished games left out."""
-    from yyenvs.agents.solver import prove
+    from yyenvs.search.solver import prove
     live = np.flatnonzero(~snapshot.done)
     if live.size == 0:
         return 0, 0

@@ -2,7 +2,7 @@
 
 Two agents (``--first``, ``--second``) place the ten koi of ``--games`` games;
 then each position is searched exhaustively over the rules
-(:func:`yyenvs.agents.solver.prove`, up to ``--budget`` positions and
+(:func:`yyenvs.search.solver.prove`, up to ``--budget`` positions and
 ``--depth`` moves from the end of the set-up) for a forced win.  Prints how
 many set-ups are proven wins for the first seat, for the second, and unknown,
 with the hardware.
@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.solver import prove
+from yyenvs.search.solver import prove
 from yyenvs.bench import hardware
 from yyenvs.games import make_core
 

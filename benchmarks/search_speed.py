@@ -2,7 +2,7 @@
 
 For each game, a batch of positions (``--batch`` games a few random moves in)
 is searched with ``--simulations`` per position by
-:class:`yyenvs.agents.gumbel.GumbelSearch` and a policy-value network of
+:class:`yyenvs.search.gumbel.GumbelSearch` and a policy-value network of
 random weights (``--hidden``, an MLP, after ``--blocks`` residual blocks of
 ``--channels`` convolutions if asked) on ``--device``; ``--threads`` is the
 number of torch and numba threads; the figure is the median over
@@ -37,7 +37,7 @@ import torch  # noqa: E402
 
 from yyenvs.agents import RandomAgent
 from yyenvs.agents.device import resolve_device
-from yyenvs.agents.gumbel import GumbelSearch
+from yyenvs.search.gumbel import GumbelSearch
 from yyenvs.agents.search_network import NetworkEvaluator, make_network, network_description
 from yyenvs.bench import hardware
 from yyenvs.core.errors import OptionError

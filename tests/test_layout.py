@@ -68,10 +68,10 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_imports_never_run_up_the_layers_and_form_no_circle():
-    """core < games < agents < envs < web < integrations < training: no module imports a layer
-    above its own, and no modules import each other in a circle (imports inside functions too)."""
+    """core < games < search < agents < envs < web < integrations < training: no module imports a
+    layer above its own, and no modules import each other in a circle (imports inside functions too)."""
     graph = import_graph()
-    layers = ["core", "games", "agents", "envs", "web", "integrations", "training"]
+    layers = ["core", "games", "search", "agents", "envs", "web", "integrations", "training"]
     rank = {f"yyenvs.{layer}": k for k, layer in enumerate(layers)}
 
     def layer_of(m):
@@ -112,7 +112,10 @@ def long_functions(root: pathlib.Path, most_lines: int = 80, most_params: int = 
 
 
 def test_no_function_is_longer_than_a_screen_or_takes_more_than_ten_parameters(tmp_path):
-    assert long_functions(pathlib.Path(yyenvs.__file__).parent) == []
+    root = pathlib.Path(yyenvs.__file__).parent
+    assert long_functions(root) == []
+    # the search's kernels stay below the limit, with room to grow (their arguments are named tuples)
+    assert long_functions(root / "search", most_params=9) == []
     # the check finds both
     body = "".join(f"    x{i} = {i}\n" for i in range(80))
     (tmp_path / "m.py").write_text(f"def long():\n{body}\n\ndef wide(a, b, c, d, e, f, g, h, i, j, *, k):\n    pass\n")

@@ -24,13 +24,12 @@ import time
 import numba
 import numpy as np
 
-from yyenvs.agents.base import sample_legal
 from yyenvs.cli import ArgumentParser, batch_int, positive_float, positive_int, run
 from yyenvs.core import kernels
+from yyenvs.core.moves import sample_legal
 from yyenvs.core.rng import uniform01
 from yyenvs.core.threads import set_threads
 from yyenvs.games import GAMES, game_spec, make_core
-
 
 
 def hardware() -> str:

@@ -3,9 +3,8 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
-from yyenvs.agents.base import sample_weighted
-from yyenvs.agents.scripted import _best_per_row, greedy_actions
 from yyenvs.core.contract import OptionError
+from yyenvs.core.moves import _best_per_row, greedy_actions, sample_weighted
 from yyenvs.games import GAMES, make_core
 from yyenvs.play import play_match
 

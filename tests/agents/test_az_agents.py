@@ -10,7 +10,8 @@ import pytest
 from tests.agents.test_mcts import random_positions
 from yyenvs.agents import make_agent
 from yyenvs.agents.az import AZAgent, az_spec, parse_az_spec
-from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch
+from yyenvs.search.gumbel import GumbelSearch
+from yyenvs.search.settings import GumbelSettings
 from yyenvs.core.contract import CHANCE_PLAYER, OptionError
 from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
@@ -56,11 +57,12 @@ def test_az_spec_parsing():
             parse_az_spec(bad)
 
 
-@pytest.mark.parametrize("name", [k for k, (kind, _, _) in SEARCH_SETTINGS.items() if kind is not bool])
+@pytest.mark.parametrize("name", [k for k in GumbelSettings.names() if GumbelSettings.allowed(k).kind is not bool])
 def test_search_settings_have_one_range_for_search_specs_and_configs(name):
     """A search setting's bounds are accepted, and a value just past them refused, alike by
     GumbelSearch, by ``az:`` specs and (for the settings a config has) by training configs."""
-    kind, low, high = SEARCH_SETTINGS[name]
+    allowed = GumbelSettings.allowed(name)
+    kind, low, high = allowed.kind, allowed.low, allowed.high
     core = make_core("koi", board_size=7, directions=4)
     net = flat_network(core)
     in_config = name in DEFAULTS["az"]
@@ -106,9 +108,9 @@ def test_az_spec_search_options_reach_the_search(tmp_path):
         return make_agent(spec, core, seed).act(state, mask)
 
     quiet = make_agent(f"az:{path}:8:gumbel_scale=0,max_considered=4", core)
-    assert quiet.search.gumbel_scale == 0 and quiet.search.max_considered == 4
+    assert quiet.search.settings.gumbel_scale == 0 and quiet.search.settings.max_considered == 4
     assert quiet.name == "net:8:gumbel_scale=0,max_considered=4"
-    assert make_agent(f"az:{path}:8:rollout_weight=0.5", core).search.rollout_weight == 0.5
+    assert make_agent(f"az:{path}:8:rollout_weight=0.5", core).search.settings.rollout_weight == 0.5
     np.testing.assert_array_equal(moves(f"az:{path}:8:gumbel_scale=0", 1), moves(f"az:{path}:8:gumbel_scale=0", 2))
     assert (moves(f"az:{path}:8", 1) != moves(f"az:{path}:8", 2)).any()
 

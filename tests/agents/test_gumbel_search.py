@@ -1,4 +1,4 @@
-"""The Gumbel search with a policy-value network (yyenvs.agents.gumbel): its root schedule, its
+"""The Gumbel search with a policy-value network (yyenvs.search.gumbel): its root schedule, its
 targets and its plug-ins (wins at once, rollouts, symmetric evaluation, chance).
 
 The search is checked with plain evaluators (uniform logits, zero values) where its answer is
@@ -12,8 +12,8 @@ import pytest
 
 from tests.agents.chance_toy import FACES, PROBS, DiceRaceCore
 from tests.agents.test_mcts import dice_positions, forced_win_position, is_win_for_white, random_positions
-from yyenvs.agents.gumbel import GumbelSearch
-from yyenvs.agents.search.seq_halving import considered_visits
+from yyenvs.search.gumbel import GumbelSearch
+from yyenvs.search.seq_halving import considered_visits
 from yyenvs.core.contract import CHANCE_PLAYER
 from yyenvs.games import make_core
 from yyenvs.games.yoxii.core import YoxiiCore
@@ -198,8 +198,8 @@ def test_discount_counts_a_players_step_and_not_a_chance_outcome():
         r = GumbelSearch(core, confident, simulations=1, gumbel_scale=0.0, discount=d).run(state)
         # the root's own value and one child, where the other seat moves: d x (-0.5) for the root's mover
         np.testing.assert_allclose(r.value[:, 0], (0.5 - 0.5 * d) / 2)
-    from yyenvs.agents.search.backup import backup
-    from yyenvs.agents.search.tree import Nodes, Walk
+    from yyenvs.search.backup import backup
+    from yyenvs.search.tree import Nodes, Walk
     path = np.array([[0, 1, 2]])
     reward = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, -1.0]])
     value_sum, visits = np.zeros((3, 2)), np.zeros(3, np.int32)
@@ -239,7 +239,7 @@ def test_same_state_same_search_in_any_batch(rollout_weight):
 def test_rollouts_mix_into_the_leaf_values(game):
     """With ``rollout_weight`` w, every node the network evaluates is worth (1 - w) times the
     network's value plus w times a rollout's from it (the MCTS baseline's rollouts)."""
-    from yyenvs.agents.rollout import Rollouts
+    from yyenvs.search.rollout import Rollouts
     core = make_core(game)
     state = random_positions(core, np.arange(4), [4, 6, 8, 10])
     state = state.take(np.flatnonzero(~state.done & (state.current_player != CHANCE_PLAYER)))
@@ -253,7 +253,7 @@ def test_rollouts_mix_into_the_leaf_values(game):
     search = GumbelSearch(core, hopeful, simulations=16, max_considered=4, seed=3, rollout_weight=w)
     t = search.run(state).tree
     C = t.nodes_per_row
-    from yyenvs.agents.search.plugins import children_of, root_spread
+    from yyenvs.search.plugins import children_of, root_spread
     scale = root_spread(search.rollouts, state, children_of(search.search_core, core.num_actions, state))
     assert scale.shape == (state.batch_size,) and (scale > 0).all() and np.isfinite(scale).all()
     rollouts = Rollouts(search.search_core, search.seed)
@@ -281,7 +281,7 @@ def test_symmetric_evaluation_is_the_same_in_every_transform(game, options):
     """``average_symmetries``: the averaged network gives a turned or mirrored position the
     logits of the position, moved with its actions, and the same values, where the network
     itself does not; a search with it plays legal moves, and a game without symmetries refuses it."""
-    from yyenvs.agents.gumbel import SymmetricEvaluator
+    from yyenvs.search.gumbel import SymmetricEvaluator
     from yyenvs.agents.search_network import NetworkEvaluator
     core = make_core(game, **options)
     net = NetworkEvaluator(random_network(core))

@@ -9,7 +9,8 @@ import pytest
 
 from tests.agents.chance_toy import FACES, FIRST_FACE, PROBS, ROLL, WALK, DiceRaceCore
 from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
-from yyenvs.agents.mcts import DEFAULT_SIMULATIONS, MCTSAgent
+from yyenvs.agents.mcts import MCTSAgent
+from yyenvs.search.mcts import DEFAULT_SIMULATIONS
 from yyenvs.core.contract import CHANCE_PLAYER
 from yyenvs.games import GAMES, make_core
 from yyenvs.games.yoxii.core import YoxiiCore, YoxiiState
@@ -116,7 +117,7 @@ def test_forced_win_in_one():
         assert a in wins, f"seed {seed}, 2 simulations: {core.action_to_string(a)}"
     # the tree agrees: every visit of a winning child is worth exactly +1 to White
     # (virtual losses undone, the terminal reward backed up), and -1 to Red
-    tree = MCTSAgent(core, seed=0, simulations=64, wave=8).search(s)
+    tree = MCTSAgent(core, seed=0, simulations=64, wave=8).mcts.search(s)
     sl = tree.edges(0)
     for e in range(sl.start, sl.stop):
         ch = tree.edge_child[e]
@@ -281,14 +282,14 @@ def test_tree_arrays_are_consistent(wave):
     state = random_positions(core, np.arange(20, 23), [1, 4, 9])
     sims = 48
     agent = MCTSAgent(core, seed=2, simulations=sims, wave=wave)
-    tree = agent.search(state)
+    tree = agent.mcts.search(state)
     check_tree(core, tree, sims, wave)
     # the decision is the most visited root child (no immediate win in these positions)
     for r, root in enumerate(tree.roots):
         sl = tree.edges(root)
         kids = tree.edge_child[sl]
         visits = np.where(kids >= 0, tree.visits[np.maximum(kids, 0)], 0)
-        assert visits.max() == visits[tree.edge_action[sl] == agent.best_actions(tree)[r]][0]
+        assert visits.max() == visits[tree.edge_action[sl] == agent.mcts.best_actions(tree)[r]][0]
 
 
 # --------------------------------------------------------------------------
@@ -310,10 +311,10 @@ def dice_positions(core, n, seed=0):
 def test_chance_search_runs_on_the_explicit_core():
     core = DiceRaceCore()
     agent = MCTSAgent(core, seed=0, simulations=40)
-    assert agent.search_core.explicit_chance and not core.explicit_chance
+    assert agent.mcts.search_core.explicit_chance and not core.explicit_chance
     state = dice_positions(core, 6)
-    tree = agent.search(state)
-    check_tree(agent.search_core, tree, 40, 8)
+    tree = agent.mcts.search(state)
+    check_tree(agent.mcts.search_core, tree, 40, 8)
     chance = np.flatnonzero(tree.is_chance)
     assert chance.size and (tree.to_move[chance] == CHANCE_PLAYER).all()
     for n in chance:
@@ -332,7 +333,7 @@ def test_search_never_reads_the_games_stream():
     other = state.copy()
     other.rng[:] = other.rng * np.uint64(6364136223846793005) + np.uint64(1442695040888963407)
     agent = MCTSAgent(core, seed=4, simulations=60)
-    t1, t2 = agent.search(state), agent.search(other)
+    t1, t2 = agent.mcts.search(state), agent.mcts.search(other)
     np.testing.assert_array_equal(t1.node_count, t2.node_count)
     for name in ("visits", "value_sum", "parent", "action", "is_chance"):
         np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name), err_msg=name)
@@ -350,7 +351,7 @@ def test_search_never_reads_a_real_games_stream(game):
     other = state.copy()
     other.rng[:] = other.rng * np.uint64(3) + np.uint64(12345)
     agent = MCTSAgent(core, seed=1, simulations=24)
-    t1, t2 = agent.search(state), agent.search(other)
+    t1, t2 = agent.mcts.search(state), agent.mcts.search(other)
     assert t1.is_chance.any()  # the search met chance on the way
     for name in ("visits", "value_sum", "action"):
         np.testing.assert_array_equal(getattr(t1, name), getattr(t2, name), err_msg=name)
@@ -359,7 +360,7 @@ def test_search_never_reads_a_real_games_stream(game):
 def test_chance_nodes_are_sampled_by_their_probabilities():
     core = DiceRaceCore()
     state = dice_positions(core, 4, seed=1)
-    tree = MCTSAgent(core, seed=7, simulations=400, prior="uniform").search(state)
+    tree = MCTSAgent(core, seed=7, simulations=400, prior="uniform").mcts.search(state)
     counts = np.zeros(len(FACES))
     for n in np.flatnonzero(tree.is_chance):
         kids = tree.edge_child[tree.edges(n)]
@@ -375,7 +376,7 @@ def test_values_are_per_player_and_zero_sum_on_a_zero_sum_game():
     """Dice race is zero-sum (rewards and heuristic): so is every node's value, virtual
     losses and chance nodes included."""
     core = DiceRaceCore()
-    tree = MCTSAgent(core, seed=3, simulations=64, wave=8).search(dice_positions(core, 5, seed=2))
+    tree = MCTSAgent(core, seed=3, simulations=64, wave=8).mcts.search(dice_positions(core, 5, seed=2))
     used = tree.visits > 0
     np.testing.assert_allclose(tree.value_sum[used, 0], -tree.value_sum[used, 1], atol=1e-3)
     assert np.abs(tree.value_sum[used]).max() > 1  # not trivially zero
@@ -390,12 +391,12 @@ def test_chance_game_deterministic_across_batches_and_finds_the_sure_win():
     agent = MCTSAgent(core, seed=5, simulations=32)
     whole = agent.act(state, mask)
     assert whole[0] == WALK
-    tree = agent.search(state)
+    tree = agent.mcts.search(state)
     C = tree.nodes_per_row
     for i in range(state.batch_size):
         assert MCTSAgent(core, seed=5, simulations=32).act(state.take([i]), mask[[i]])[0] == whole[i]
         # the whole tree of row i, not just its decision (node numbers are per row)
-        alone = agent.search(state.take([i]))
+        alone = agent.mcts.search(state.take([i]))
         rows = slice(i * C, (i + 1) * C)
         for name in ("visits", "value_sum", "parent", "action", "is_chance"):
             got, want = getattr(alone, name), getattr(tree, name)[rows]
@@ -430,6 +431,6 @@ def test_search_is_the_same_on_any_number_of_threads(game, options):
 
     def search():
         agent = MCTSAgent(core, seed=4, simulations=24)
-        tree = agent.search(state)
-        return agent.best_actions(tree), tree.visits, tree.value_sum, tree.edge_child[:tree.num_used_edges]
+        tree = agent.mcts.search(state)
+        return agent.mcts.best_actions(tree), tree.visits, tree.value_sum, tree.edge_child[:tree.num_used_edges]
     assert_same_on_each(search)

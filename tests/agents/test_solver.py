@@ -1,4 +1,4 @@
-"""The exhaustive search for exact results (yyenvs.agents.solver) and the search option that uses it.
+"""The exhaustive search for exact results (yyenvs.search.solver) and the search option that uses it.
 
 The batched, level-by-level proof with its pruning is checked against a plain
 recursive reading of the same rules, one position at a time.
@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import yyenvs.agents.search.plugins as plugins
-import yyenvs.agents.solver as solver
+import yyenvs.search.plugins as plugins
+import yyenvs.search.solver as solver
 from tests.agents.chance_toy import DiceRaceCore
 from yyenvs.agents import make_agent
-from yyenvs.agents.gumbel import GumbelSearch
-from yyenvs.agents.solver import prove
+from yyenvs.search.gumbel import GumbelSearch
+from yyenvs.search.solver import prove
 from yyenvs.core.contract import CHANCE_PLAYER
 from yyenvs.games import game_spec, make_core
 

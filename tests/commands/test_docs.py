@@ -157,6 +157,8 @@ def _default_comments(config_module) -> dict[str, str]:
 
     def walk(d: ast.Dict, prefix: str):
         for k, v in zip(d.keys, d.values):
+            if k is None:  # a ``**mapping`` inside the literal: its keys' meanings are in DESCRIPTIONS
+                continue
             key = prefix + k.value
             if isinstance(v, ast.Dict) and key not in config_module.FREE_DICTS:
                 walk(v, key + ".")

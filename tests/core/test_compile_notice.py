@@ -28,7 +28,7 @@ def test_the_compile_line_appears_once_on_a_cold_cache(tmp_path):
 
 def test_parts_are_named_by_module():
     assert part_of("yyenvs.games.yinyang.mask") == "yyenvs.games.yinyang"
-    assert part_of("yyenvs.agents.search.tree") == "yyenvs.agents"
+    assert part_of("yyenvs.search.tree") == "yyenvs.search"
     assert part_of("yyenvs.gamesx") is None and part_of("mypackage.kernels") is None
     assert set(PARTS) >= {"yyenvs.games.yoxii", "yyenvs.games.koi", "yyenvs.games.yinyang"}
     assert compiling() is None  # nothing compiles between calls

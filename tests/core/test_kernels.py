@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from yyenvs.agents.base import sample_legal
+from yyenvs.core.moves import sample_legal
 from yyenvs.core import kernels
 from yyenvs.core.rng import uniform01
 from yyenvs.games import GAMES, make_core

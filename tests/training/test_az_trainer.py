@@ -66,12 +66,12 @@ def test_trainer_searches_with_find_wins(tmp_path):
                   log=lambda m: None)
     try:
         t.train()
-        assert t.search.find_wins
+        assert t.search.settings.find_wins
         n = t.replay.size
         np.testing.assert_allclose(t.replay.policy[:n].astype(np.float64).sum(axis=1), 1.0, atol=2e-3)
         assert not t.replay.policy[:n][~t.replay.mask[:n]].any()
         assert t.final_entrant("f.safetensors") == "az:f.safetensors:2:max_considered=4,c_puct=2,find_wins=1"
-        assert t.search.c_puct == 2.0
+        assert t.search.settings.c_puct == 2.0
     finally:
         t.close()
     with pytest.raises(ConfigError, match="find_wins"):
@@ -191,15 +191,15 @@ def test_trainer_with_a_discount_records_it_for_its_agents(tmp_path):
         assert t.replay.size > 0 and v.max() <= 1.0 and (v < 0.9 ** 2).any()
         k = np.log(v[v > 0]) / np.log(0.9)  # each target is +-0.9 to a whole number of steps
         np.testing.assert_allclose(k, np.round(k), atol=1e-3)
-        assert t.search.discount == 0.9
+        assert t.search.settings.discount == 0.9
     finally:
         t.close()
     core = t.core
     final = str(tmp_path / "run" / "final.safetensors")
     meta, tensors = read_checkpoint(final, core)
     assert meta["policy"]["discount"] == 0.9
-    assert make_agent(f"az:{final}:3", core).search.discount == 0.9
-    assert make_agent(f"az:{final}:3:discount=1", core).search.discount == 1.0
+    assert make_agent(f"az:{final}:3", core).search.settings.discount == 0.9
+    assert make_agent(f"az:{final}:3:discount=1", core).search.settings.discount == 1.0
     meta.pop("path", None)
     meta.pop("tensors_sha256", None)
     meta.pop("format", None)

@@ -16,7 +16,8 @@ from __future__ import annotations
 import difflib
 import os
 
-from yyenvs.agents.base import Agent, sample_legal
+from yyenvs.agents.base import Agent
+from yyenvs.core.moves import sample_legal
 from yyenvs.agents.scripted import GreedyAgent, RandomAgent
 from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.errors import require_modules
@@ -115,7 +116,8 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
         other = f" other than 'fast' ({PRETRAINED_FAST!r})" if name == PRETRAINED else ""
         raise OptionError(f"opponent {name!r} takes no argument{other}, got {show(spec)}")
     if name == "mcts":
-        from yyenvs.agents.mcts import MAX_SIMULATIONS, MCTSAgent
+        from yyenvs.agents.mcts import MCTSAgent
+        from yyenvs.search.mcts import MAX_SIMULATIONS
         if colon and not (arg.isascii() and arg.isdigit() and len(arg) <= 20
                           and 1 <= int(arg) <= MAX_SIMULATIONS):
             raise OptionError(f"mcts strength must be 'mcts:<n>' with n an integer number of "

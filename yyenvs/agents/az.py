@@ -1,9 +1,9 @@
 """The agents of a trained policy-value network: with Gumbel search, or the network alone.
 
 Agent specs: ``az:<checkpoint>:<simulations>`` searches with that many
-simulations per move (see :mod:`yyenvs.agents.gumbel`), and
+simulations per move (see :mod:`yyenvs.search.gumbel`), and
 ``az:<checkpoint>:<simulations>:<key>=<value>[,...]`` with other settings of
-the search (:data:`~yyenvs.agents.gumbel.SEARCH_SETTINGS`, e.g. ``gumbel_scale=0`` for a search
+the search (the fields of :class:`~yyenvs.search.settings.GumbelSettings`, e.g. ``gumbel_scale=0`` for a search
 without noise at the root, ``find_wins=1`` for one that checks every node for a
 win at once, ``rollout_weight=0.5`` for leaf values half the network's and half
 a rollout's, ``average_symmetries=1`` for a network averaged over the board's
@@ -25,10 +25,12 @@ import re
 
 import numpy as np
 
-from yyenvs.agents.base import Agent, sample_weighted
+from yyenvs.agents.base import Agent
 from yyenvs.agents.device import DeviceError, check_device_name
-from yyenvs.agents.gumbel import SEARCH_SETTINGS, GumbelSearch, setting_allows, setting_range
+from yyenvs.search.gumbel import GumbelSearch
+from yyenvs.search.settings import GumbelSettings
 from yyenvs.core.contract import GameCore, OptionError, show
+from yyenvs.core.moves import sample_weighted
 from yyenvs.core.rng import uniform01
 
 #: the most simulations an ``az:`` spec may ask for per move
@@ -43,14 +45,15 @@ AGENT_SETTINGS = ("device",)
 
 
 def _search_options(text: str, spec: str) -> dict:
-    """``"key=value,..."`` of an az spec -> {key: number}, each key one of the search's
-    :data:`~yyenvs.agents.gumbel.SEARCH_SETTINGS`."""
+    """``"key=value,..."`` of an az spec -> {key: value}, each key a field of the search's
+    :class:`~yyenvs.search.settings.GumbelSettings` (a flag written 0 or 1) or an agent setting."""
     out = {}
+    names = GumbelSettings.names()
     for item in text.split(","):
         key, _, value = item.partition("=")
-        if key not in SEARCH_SETTINGS and key not in AGENT_SETTINGS:
+        if key not in names and key not in AGENT_SETTINGS:
             raise OptionError(f"az agent {show(spec)}: unknown search option {show(key)}; "
-                              f"known: {', '.join([*SEARCH_SETTINGS, *AGENT_SETTINGS])}")
+                              f"known: {', '.join([*names, *AGENT_SETTINGS])}")
         if key in out:
             raise OptionError(f"az agent {show(spec)}: search option {key!r} given twice")
         if key in AGENT_SETTINGS:
@@ -59,13 +62,14 @@ def _search_options(text: str, spec: str) -> dict:
             except DeviceError as e:
                 raise DeviceError(f"az agent {show(spec)}: {e}") from None
             continue
-        kind = SEARCH_SETTINGS[key][0]
+        allowed = GumbelSettings.allowed(key)
         try:
-            number = kind(value) if kind is not bool else {"0": False, "1": True}[value]
+            number = {"0": False, "1": True}[value] if allowed.kind is bool else allowed.kind(value)
         except (ValueError, KeyError):
             number = None
-        if number is None or not setting_allows(key, number):
-            raise OptionError(f"az agent {show(spec)}: {key} must be {setting_range(key)}, got {show(value)}")
+        if number is None or not allowed.admits(number):
+            words = "0 or 1" if allowed.kind is bool else allowed.words()
+            raise OptionError(f"az agent {show(spec)}: {key} must be {words}, got {show(value)}")
         out[key] = number
     return out
 
@@ -168,11 +172,10 @@ class AZAgent(Agent):
 
 def load_network(path, core: GameCore):
     """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
-    from yyenvs.agents.checkpoint import (MAX_PARAMETERS, CheckpointError, load_policy_tensors,
-                                          read_checkpoint)
-    from yyenvs.core.errors import NetworkError
+    from yyenvs.agents.checkpoint import MAX_PARAMETERS, CheckpointError, load_policy_tensors, read_checkpoint
     from yyenvs.agents.search_description import PV_CLASS
     from yyenvs.agents.search_network import make_network, parameter_count
+    from yyenvs.core.errors import NetworkError
     meta, tensors = read_checkpoint(path, core)
     what = f"checkpoint {meta['path']!r}"
     desc = meta["policy"]

@@ -4,10 +4,9 @@ from __future__ import annotations
 import operator
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from yyenvs.core.contract import BatchState, GameCore, show
-from yyenvs.core.kernels import batch_kernel
 from yyenvs.core.rng import uniform01
 
 
@@ -75,66 +74,3 @@ def _odd_bytes(flat):
     for i in range(flat.shape[0]):
         acc |= flat[i]
     return acc > 1
-
-
-@batch_kernel
-def sample_legal(mask, u, out):
-    """out[b] = the k-th legal action of row b with k = floor(u[b] * #legal); -1 if none.
-
-    Counts eight mask bytes at a time (each byte is 0 or 1).
-    """
-    A = mask.shape[1]
-    W = A // 8
-    ones = np.uint64(0x0101010101010101)
-    for b in prange(mask.shape[0]):
-        row = mask[b]
-        words = row[: W * 8].view(np.uint64)
-        n = 0
-        for w in range(W):
-            n += np.int64((words[w] * ones) >> np.uint64(56))
-        for a in range(W * 8, A):
-            n += np.int64(row[a])
-        if n == 0:
-            out[b] = -1
-            continue
-        k = min(np.int64(u[b] * n), n - 1)
-        a = 0
-        for w in range(W):
-            c = np.int64((words[w] * ones) >> np.uint64(56))
-            if k < c:
-                break
-            k -= c
-            a += 8
-        while True:
-            if row[a]:
-                if k == 0:
-                    break
-                k -= 1
-            a += 1
-        out[b] = a
-
-
-@njit(cache=True)
-def sample_weighted(weights, u, out):
-    """out[b] = an action drawn with probability weights[b, a] / sum(weights[b]); -1 if none > 0.
-
-    The first action whose running sum of (positive) weights passes
-    ``u[b] * total``, so one U[0, 1) per row fixes the draw.
-    """
-    for b in range(weights.shape[0]):
-        total = 0.0
-        for a in range(weights.shape[1]):
-            if weights[b, a] > 0:
-                total += weights[b, a]
-        out[b] = -1
-        if not total > 0:
-            continue
-        x = u[b] * total
-        acc = 0.0
-        for a in range(weights.shape[1]):
-            w = weights[b, a]
-            if w > 0:
-                out[b] = a  # the last possible one, should rounding leave acc <= x
-                acc += w
-                if acc > x:
-                    break

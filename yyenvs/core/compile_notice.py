@@ -25,7 +25,8 @@ PARTS = {
     "yyenvs.games.yoxii": ("Yoxii's kernels", 8),
     "yyenvs.games.koi": ("Yin Yang Koi's kernels", 6),
     "yyenvs.games.yinyang": ("Yin Yang's kernels", 21),
-    "yyenvs.agents": ("the agents' and the search's kernels", 11),
+    "yyenvs.search": ("the searches' kernels", 10),
+    "yyenvs.agents": ("the agents' kernels", 1),
     "yyenvs.core": ("the shared kernels", 1),
 }
 

@@ -4,7 +4,7 @@
 
 * ``num_envs`` games are played at once, all in one core state.  Every move
   of every game is chosen by one batched search
-  (:class:`yyenvs.agents.gumbel.GumbelSearch`, ``az.simulations`` per move)
+  (:class:`yyenvs.search.gumbel.GumbelSearch`, ``az.simulations`` per move)
   that evaluates the leaves of all games in one network call.  A position with
   a single legal action is played without search and not recorded.
 * Each recorded position keeps its observation, its legal actions, the
@@ -40,10 +40,11 @@ import numpy as np
 import torch
 
 from yyenvs.agents.device import resolve_device
-from yyenvs.agents.gumbel import SEARCH_DEFAULTS, GumbelSearch
+from yyenvs.search.gumbel import GumbelSearch
+from yyenvs.search.settings import GumbelSettings
 from yyenvs.core.errors import NetworkError
 from yyenvs.agents.search_network import make_network, network_description
-from yyenvs.training.config import ConfigError
+from yyenvs.training.config import SEARCH_KEYS, ConfigError
 from yyenvs.training.progress import ProgressBar, StrengthLog
 from yyenvs.training.run import TrainingRun
 from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, Targets, make_baselines, make_search
@@ -185,8 +186,8 @@ class AZTrainer(TrainingRun):
     def eval_search_options(self) -> dict:
         """The config's search settings that differ from an az agent's defaults: the evaluations'
         searches (quick and final) use them, so they search as self-play does."""
-        keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount", "in_flight")
-        options = {k: self.az[k] for k in keys if self.az[k] != SEARCH_DEFAULTS[k]}
+        keys = [k for k in SEARCH_KEYS if k != "gumbel_scale"]  # noise at the root is self-play's alone
+        options = {k: self.az[k] for k in keys if self.az[k] != GumbelSettings.default(k)}
         if self.cfg["device"] != "auto":  # the evaluations' networks run where the trainer's does
             options["device"] = self.cfg["device"]
         return options

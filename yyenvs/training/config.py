@@ -21,8 +21,8 @@ import re
 
 from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
 from yyenvs.agents.device import check_device_name
-from yyenvs.agents.gumbel import SEARCH_SETTINGS
-from yyenvs.agents.mcts import MAX_SIMULATIONS
+from yyenvs.search.settings import GumbelSettings
+from yyenvs.search.mcts import MAX_SIMULATIONS
 from yyenvs.values import MAX_BATCH, MAX_GAMES, load_yaml, parse_option
 from yyenvs.core.contract import OptionError, show
 from yyenvs.core.files import read_text_file
@@ -34,6 +34,13 @@ class ConfigError(OptionError):
 
 
 # key -> default; the type of the default is the type required (int accepted for float)
+#: the settings of the Gumbel search that a config has (``az.<name>``): their defaults, ranges and
+#: meanings are the search's own (:class:`~yyenvs.search.settings.GumbelSettings`)
+SEARCH_KEYS = ("max_considered", "gumbel_scale", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount",
+               "in_flight")
+#: meanings of the keys that have no comment beside their default
+DESCRIPTIONS = {f"az.{name}": GumbelSettings.doc(name) for name in SEARCH_KEYS}
+
 DEFAULTS: dict = {
     "algo": "ppo",               # ppo: MaskablePPO self-play; az: Gumbel AlphaZero (search with learning)
     "game": "yoxii",
@@ -65,14 +72,8 @@ DEFAULTS: dict = {
     },
     "az": {                      # algo az (training/az.py)
         "simulations": 32,       # search simulations per self-play move
-        "max_considered": 16,    # root actions that sequential halving starts from
-        "gumbel_scale": 1.0,     # Gumbel noise at the root in self-play (0: none)
-        "c_puct": 1.25,          # PUCT exploration below the root
-        "value_scale": 0.1,      # sigma(q) = (maxvisit_init + max visits) * value_scale * q
-        "maxvisit_init": 50.0,   # see value_scale
-        "find_wins": False,      # the search tries every move of a new node's mover for a win at once
-        "discount": 1.0,         # per step, in the search's values and the value targets (below 1: wins sooner count more)
-        "in_flight": 1,          # parts of the batch searched side by side (2: the network evaluates one while the CPU works on the other)
+        # the search's own settings, at the search's defaults (yyenvs/search/settings.py)
+        **{name: GumbelSettings.default(name) for name in SEARCH_KEYS},
         "hidden": [128, 128],    # hidden layers of the policy-value network
         "channels": 0,           # residual tower over the planes: channels per 3x3 convolution
         "blocks": 0,             # residual blocks (0: the MLP alone)
@@ -160,9 +161,9 @@ RANGES = {
     "az.sample_plies": "[0, 1000000]", "az.score_weight": "[0, 1]", "az.q_weight": "[0, 1]", "az.lr_final": "[0, 1]", "az.workers": "[0, 100000]", "az.worker_games": f"[0, {MAX_BATCH}]", "az.worker_moves": "[1, 1000000]",
     "az.broadcast_every": "[1, inf)",
     "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
-    # the search's own settings, as GumbelSearch declares them
-    **{f"az.{name}": f"[{low:g}, {'inf)' if high == math.inf else f'{high:g}]'}"
-       for name, (kind, low, high) in SEARCH_SETTINGS.items() if kind is not bool and name in DEFAULTS["az"]},
+    # the search's own settings, as the search declares them
+    **{f"az.{name}": GumbelSettings.allowed(name).interval() for name in SEARCH_KEYS
+       if GumbelSettings.allowed(name).kind is not bool},
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),
            "rllib.mode": ("selfplay", "vector"), "az.lr_schedule": ("constant", "cosine")}

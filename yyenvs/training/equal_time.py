@@ -27,7 +27,7 @@ import os
 import time
 
 from yyenvs.agents.az import MAX_AZ_SIMULATIONS, az_spec, parse_az_spec
-from yyenvs.agents.mcts import DEFAULT_SIMULATIONS, MAX_SIMULATIONS
+from yyenvs.search.mcts import DEFAULT_SIMULATIONS, MAX_SIMULATIONS
 from yyenvs.core.contract import OptionError, show
 from yyenvs.training.matches import make_entrants
 

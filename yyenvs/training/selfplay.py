@@ -7,11 +7,11 @@ import dataclasses
 
 import numpy as np
 
-from yyenvs.agents.base import sample_weighted
-from yyenvs.agents.gumbel import GumbelSearch
+from yyenvs.search.gumbel import GumbelSearch
 from yyenvs.agents.search_network import NetworkEvaluator
+from yyenvs.core.moves import sample_weighted
 from yyenvs.core.rng import derive_seeds, uniform01
-from yyenvs.training.config import DEFAULTS, PRIOR, ConfigError
+from yyenvs.training.config import DEFAULTS, PRIOR, SEARCH_KEYS, ConfigError
 
 
 class PendingGames:
@@ -73,9 +73,8 @@ class PendingGames:
 def make_search(core, net, az: dict, simulations: int, gumbel_scale: float, seed: int,
                 device="cpu") -> GumbelSearch:
     """The search of the ``az`` config section over ``net`` (run on ``device``)."""
-    keys = ("max_considered", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount", "in_flight")
-    return GumbelSearch(core, NetworkEvaluator(net, device), simulations, seed=seed, gumbel_scale=gumbel_scale,
-                        **{k: az[k] for k in keys})
+    settings = {**{k: az[k] for k in SEARCH_KEYS}, "gumbel_scale": gumbel_scale}
+    return GumbelSearch(core, NetworkEvaluator(net, device), simulations, seed=seed, **settings)
 
 
 def make_baselines(core, cfg: dict, net, device="cpu") -> list:
@@ -210,7 +209,7 @@ class SelfPlay:
             targets = (1 - w) * targets + w * score_margins(core, state.take(ended))
         for k, g in enumerate(ended):
             samples.append(self.pending.finish(g, targets[k], self.q_weight, int(self.steps[g]),
-                                               self.search.discount))
+                                               self.search.settings.discount))
             b = self.baseline_seat[g]
             if b >= 0:
                 results.append((int(self.baseline_of[g]), float(self.returns[g, (b + 1) % P] > self.returns[g, b])))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.solver import prove
+from yyenvs.search.solver import prove
 from yyenvs.games import make_core
 
 from tests import ROOT

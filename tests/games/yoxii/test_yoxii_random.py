@@ -3,7 +3,7 @@ plain-Python reading of seeds/yoxii.md, and batch-size independence."""
 import numpy as np
 import pytest
 
-from yyenvs.agents.base import sample_legal
+from yyenvs.core.moves import sample_legal
 from yyenvs.core.contract import IllegalActionError
 from yyenvs.core.rng import uniform01
 from yyenvs.games.yoxii.core import YoxiiCore

@@ -7,10 +7,11 @@ from numba import njit
 
 
 @njit(cache=True)
-def sigma_q(node, player, edges, n_edges, all_edges, nodes, tree_edges, maxvisit_init, value_scale, out):
+def sigma_q(node, player, edges, n_edges, all_edges, nodes, tree_edges, selection, out):
     """sigma(completed Q) for ``player`` of the edges ``edges[:n_edges]`` of ``node`` into
     ``out`` (``nodes``, ``tree_edges``: the tree's :class:`~.tree.Nodes` and
-    :class:`~.tree.Edges`); ``all_edges``: those are every edge of the node (else the others
+    :class:`~.tree.Edges`; ``selection``: the search's settings, its ``maxvisit_init`` and
+    ``value_scale``); ``all_edges``: those are every edge of the node (else the others
     are unvisited).
     The completed Q is a visited child's mean value, else the mix of the node's network value
     and the visited Q-values; it is rescaled to [0, 1] over all the node's edges.  Returns
@@ -42,7 +43,7 @@ def sigma_q(node, player, edges, n_edges, all_edges, nodes, tree_edges, maxvisit
         out[j] = q
         lo = min(lo, q)
         hi = max(hi, q)
-    scale = (maxvisit_init + top_n) * value_scale / max(hi - lo, 1e-8)
+    scale = (selection.maxvisit_init + top_n) * selection.value_scale / max(hi - lo, 1e-8)
     for j in range(n_edges):
         out[j] = (out[j] - lo) * scale
     return top_n

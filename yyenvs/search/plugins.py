@@ -19,10 +19,10 @@ import dataclasses
 
 import numpy as np
 
-from yyenvs.agents.rollout import Rollouts
-from yyenvs.agents.search.backup import step_discounts
-from yyenvs.agents.search.tree import Tree
-from yyenvs.agents.solver import loss_odds, prove
+from yyenvs.search.rollout import Rollouts
+from yyenvs.search.backup import step_discounts
+from yyenvs.search.tree import Tree
+from yyenvs.search.solver import loss_odds, prove
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 
 
@@ -150,7 +150,7 @@ def root_spread(rollouts: Rollouts, root: BatchState, children) -> np.ndarray:
 
 class RolloutMix(Plugin):
     """A node's value is ``(1 - weight) * network + weight * rollout``, clipped to the reward range
-    (AlphaGo's mixed evaluation); the rollouts (:mod:`yyenvs.agents.rollout`) play four greedy
+    (AlphaGo's mixed evaluation); the rollouts (:mod:`yyenvs.search.rollout`) play four greedy
     moves, then squash the game's heuristic by the spread of the root's one-ply heuristics."""
 
     wants_children = True
@@ -176,10 +176,10 @@ class RolloutMix(Plugin):
 
 
 class Proofs(Plugin):
-    """An exhaustive search of ``budget`` positions per root (:func:`~yyenvs.agents.solver.prove`)
+    """An exhaustive search of ``budget`` positions per root (:func:`~yyenvs.search.solver.prove`)
     after the simulations.  A root with a proven win, or with every move proven, plays its best
     proven moves and is valued by them: where every move loses, those of least chance of the loss
-    against opponents who move uniformly at random (:func:`~yyenvs.agents.solver.loss_odds`),
+    against opponents who move uniformly at random (:func:`~yyenvs.search.solver.loss_odds`),
     then the longest.  Elsewhere the moves proven to lose are barred.  Roots that already have
     wins at once keep them."""
 

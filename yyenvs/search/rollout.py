@@ -1,7 +1,7 @@
 """Rollouts: games played on from a batch of states by cheap moves, then valued per seat.
 
-The MCTS baseline (:mod:`yyenvs.agents.mcts`) values its leaves this way, and
-the Gumbel search (:mod:`yyenvs.agents.gumbel`, ``rollout_weight``) mixes these
+The MCTS baseline (:mod:`yyenvs.search.mcts`) values its leaves this way, and
+the Gumbel search (:mod:`yyenvs.search.gumbel`, ``rollout_weight``) mixes these
 values into the network's.  A rollout plays greedy or random moves (every row
 of the batch stepped at once; chance outcomes drawn by their probabilities with
 the rollout's own random numbers, never the game's stream) until the game ends
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from yyenvs.agents.base import sample_legal, sample_weighted
-from yyenvs.agents.scripted import greedy_actions
 from yyenvs.core.contract import BatchState, GameCore
+from yyenvs.core.moves import greedy_actions, sample_legal, sample_weighted
 from yyenvs.core.rng import uniform01
 
 #: random-number tags (one stream per use)

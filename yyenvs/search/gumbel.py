@@ -4,7 +4,7 @@
 ``simulations`` waves adds one node to the tree of every row, evaluates all
 the new nodes in one network call and backs their values up.
 
-* **Tree.**  :class:`~yyenvs.agents.search.tree.Tree`, the layout the MCTS
+* **Tree.**  :class:`~yyenvs.search.tree.Tree`, the layout the MCTS
   baseline shares; here it also holds each node's network value
   (``raw_value``) and the seat the network observed it from, and each edge
   its normalised logit and, at the roots, a Gumbel draw (``edge_noise``).
@@ -29,21 +29,21 @@ the new nodes in one network call and backs their values up.
   with the top of ``core.reward_range`` is a finished game in the tree, worth
   that win, and a root that can plays the win, its policy the prior over the
   winning moves.  This and the next two are plug-ins around the simulation
-  loop (:mod:`yyenvs.agents.search.plugins`).
+  loop (:mod:`yyenvs.search.plugins`).
 * **Proofs** (``solve_budget`` n > 0): after the search, every root is also
   searched exhaustively over the game's own rules, up to n positions
-  (:func:`~yyenvs.agents.solver.prove`).  A root with a proven win, or with
+  (:func:`~yyenvs.search.solver.prove`).  A root with a proven win, or with
   every move proven, plays its best proven moves (the policy is the prior
   over them, the value the proven result, discounted by its length as the
   game's final reward would be).  A root lost whatever it plays first keeps
   the moves with the least chance of that loss against opponents who pick
-  their moves uniformly at random (:func:`~yyenvs.agents.solver.loss_odds`,
+  their moves uniformly at random (:func:`~yyenvs.search.solver.loss_odds`,
   with a second budget of n): an opponent that errs has the most ways to.
   Then the longest.  Elsewhere a move proven to give its mover the worst result is
   never played while another is left, and it gets no policy.  An option of
   the agents, off in training.
 * **Rollouts** (``rollout_weight`` w > 0): a node the network evaluates is
-  also played on by a rollout of :mod:`yyenvs.agents.rollout` (four greedy
+  also played on by a rollout of :mod:`yyenvs.search.rollout` (four greedy
   moves, then the game's heuristic squashed by the spread of the root's
   one-ply heuristics, as the MCTS baseline values its leaves), and its value
   is ``(1 - w) * network + w * rollout`` (AlphaGo's mixed evaluation).  It
@@ -80,7 +80,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import time
 from collections import namedtuple
 from concurrent.futures import ThreadPoolExecutor
@@ -88,13 +87,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from numba import njit, prange
 
-from yyenvs.agents.search.action_selection import gumbel_root_edge, puct_edge, sample_edge
-from yyenvs.agents.search.backup import backup, step_discount
-from yyenvs.agents.search.plugins import (Decision, Leaves, Plugin, Proofs, RolloutMix, Run, WinsAtOnce,
+from yyenvs.search.action_selection import gumbel_root_edge, puct_edge, sample_edge
+from yyenvs.search.backup import backup, step_discount
+from yyenvs.search.plugins import (Decision, Leaves, Plugin, Proofs, RolloutMix, Run, WinsAtOnce,
                                           children_of)
-from yyenvs.agents.search.qtransforms import sigma_q
-from yyenvs.agents.search.seq_halving import consider, considered_table
-from yyenvs.agents.search.tree import Tree, Walk, add_child
+from yyenvs.search.qtransforms import sigma_q
+from yyenvs.search.seq_halving import consider, considered_table
+from yyenvs.search.settings import GumbelSettings
+from yyenvs.search.tree import Tree, Walk, add_child
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
@@ -102,77 +102,36 @@ from yyenvs.core.rng import hash_u64, uniform01, uniform3
 #: random-number tags (one stream per use)
 _TAG_GUMBEL, _TAG_CHANCE = 11, 13
 
-#: the most root actions a search may consider: more than any game's legal actions, it bounds the
-#: halving table
-MAX_CONSIDERED = 4096
-#: the most positions an exhaustive search may step per root (``solve_budget``): two levels of
-#: that many states must fit in memory
-MAX_SOLVE_BUDGET = 10_000_000
-#: the most parts of a batch in flight at once (``in_flight``)
-MAX_IN_FLIGHT = 8
-#: the settings of a search that agent specs and training configs may give (GumbelSearch keywords),
-#: each with its type and the closed interval it lies in; an infinite bound admits any finite number
-SEARCH_SETTINGS = {"gumbel_scale": (float, 0.0, math.inf), "max_considered": (int, 1, MAX_CONSIDERED),
-                   "c_puct": (float, 0.0, math.inf), "value_scale": (float, 0.0, math.inf),
-                   "maxvisit_init": (float, 0.0, math.inf), "find_wins": (bool, 0, 1),
-                   "rollout_weight": (float, 0.0, 1.0), "average_symmetries": (bool, 0, 1),
-                   "discount": (float, 0.0, 1.0), "solve_budget": (int, 0, MAX_SOLVE_BUDGET),
-                   "in_flight": (int, 1, MAX_IN_FLIGHT)}
-#: each setting's value where a search is not given it
-SEARCH_DEFAULTS = {"gumbel_scale": 1.0, "max_considered": 16, "c_puct": 1.25, "value_scale": 0.1,
-                   "maxvisit_init": 50.0, "find_wins": False, "rollout_weight": 0.0, "average_symmetries": False,
-                   "discount": 1.0, "solve_budget": 0, "in_flight": 1}
-
-
-def setting_allows(name: str, value) -> bool:
-    """Whether ``value`` lies in search setting ``name``'s interval (NaN never does; a flag takes
-    a bool, a number never does)."""
-    kind, low, high = SEARCH_SETTINGS[name]
-    if kind is bool or isinstance(value, (bool, np.bool_)):
-        return kind is bool and isinstance(value, (bool, np.bool_))
-    if not isinstance(value, numbers.Real):
-        return False
-    return math.isfinite(value) and low <= value <= high and (kind is not int or float(value).is_integer())
-
-
-def setting_range(name: str) -> str:
-    """Search setting ``name``'s interval in words, for error messages."""
-    kind, low, high = SEARCH_SETTINGS[name]
-    if kind is bool:
-        return "0 or 1"
-    if kind is int:
-        return f"an integer from {low:,} to {high:,}"
-    return "a finite number >= 0" if high == math.inf else f"a number from {low:g} to {high:g}"
-
-
 # --------------------------------------------------------------------------
 # tree kernels
 # --------------------------------------------------------------------------
 #: per root: its considered edges (their count) and schedule, and its chance key
-Roots = namedtuple("Roots", "considered n_considered table chance_key")
+Roots = namedtuple("Roots", "considered n_considered table chance_key nodes_per_row")
+#: what the search's plug-ins decided at the roots: actions to play only from, and actions never to play
+Restrict = namedtuple("Restrict", "only barred")
 #: the settings the selection reads
 Selection = namedtuple("Selection", "c_puct maxvisit_init value_scale discount")
 
 
 @batch_kernel(parallel_min_batch=64)
-def _select(walk, nodes, edges, roots, selection, sim, C, q):
+def _select(walk, nodes, edges, roots, selection, sim, q):
     """Simulation ``sim`` of every row, in blocks of rows (each with its scratch row of ``q``); the
     walks into ``walk`` (its arrays' first axis is the batch's rows)."""
     nb = nodes.node_count.shape[0]
     for k in prange(num_blocks(nb)):
         lo, hi = block_rows(k, nb)
-        _select_rows(sim, C, nodes, edges, roots, selection, walk, q[k], lo, hi)
+        _select_rows(sim, nodes, edges, roots, selection, walk, q[k], lo, hi)
 
 
 @njit(cache=True)
-def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
+def _select_rows(sim, nodes, edges, roots, selection, walk, q, lo, hi):
     """Simulation ``sim`` of rows lo..hi-1: from the root (sequential halving over its considered
     edges) down by PUCT, through chance nodes by their probabilities, to an edge no
     simulation has taken (its new child is the leaf) or to a finished game."""
     node_count, parent, action, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
     edge_action, edge_child, edge_prior, edge_logit, edge_noise = edges
-    considered, n_considered, table, chance_key = roots
-    c_puct, maxvisit_init, value_scale, discount = selection
+    considered, n_considered, table, chance_key, C = roots
+    c_puct, _, _, discount = selection
     leaf, is_new, path, depth = walk
     for r in range(lo, hi):
         node = r * C
@@ -182,8 +141,7 @@ def _select_rows(sim, C, nodes, edges, roots, selection, walk, q, lo, hi):
         while not terminal[node]:
             if d == 1:
                 m = n_considered[r]
-                sigma_q(node, to_move[node], considered[r], m, m == num_edges[node], nodes, edges,
-                        maxvisit_init, value_scale, q)
+                sigma_q(node, to_move[node], considered[r], m, m == num_edges[node], nodes, edges, selection, q)
                 e = gumbel_root_edge(considered[r], m, table[m, sim], q, edge_child, edge_logit, edge_noise,
                                      visits)
             elif to_move[node] == CHANCE_PLAYER:
@@ -256,28 +214,28 @@ def _record_values(nodes, rows, relative, viewer, raw_value, value):
 
 
 @njit(cache=True)
-def _root_results(C, nodes, edges, selection, only, barred, policy, chosen, scratch, q):
+def _root_results(C, nodes, edges, selection, restrict, policy, chosen, scratch, q):
     """Per root: the improved policy softmax(logit + sigma(q)) into ``policy`` (B, A) and the
     chosen action, the best of the most visited by gumbel + logit + sigma(q).  A root with
-    actions in ``only`` (B, A) plays the one of best gumbel + logit among them instead, and its
-    policy is the prior over them alone.  Actions in ``barred`` are left out of both, unless
-    every action is."""
+    actions in ``restrict.only`` (B, A) plays the one of best gumbel + logit among them instead, and its
+    policy is the prior over them alone.  Actions in ``restrict.barred`` are left out of both,
+    unless every action is."""
     for r in range(policy.shape[0]):
         node = r * C
         e0 = nodes.first_edge[node]
         k = nodes.num_edges[node]
         for j in range(k):
             scratch[j] = e0 + j
-        top_n = sigma_q(node, nodes.to_move[node], scratch, k, True, nodes, edges, selection.maxvisit_init,
-                        selection.value_scale, q)
-        chosen[r] = _root_choice(r, e0, k, top_n, nodes.visits, edges, only, barred, policy, q)
+        top_n = sigma_q(node, nodes.to_move[node], scratch, k, True, nodes, edges, selection, q)
+        chosen[r] = _root_choice(r, e0, k, top_n, nodes.visits, edges, restrict, policy, q)
 
 
 @njit(cache=True)
-def _root_choice(r, e0, k, top_n, visits, edges, only, barred, policy, q):
+def _root_choice(r, e0, k, top_n, visits, edges, restrict, policy, q):
     """:func:`_root_results` of root ``r`` (edges ``e0..e0+k-1``, ``q`` their sigma(q)): fills its
     policy row, returns its action."""
     edge_action, edge_child, edge_logit, edge_noise = edges.action, edges.child, edges.logit, edges.noise
+    only, barred = restrict
     has_only = False
     all_barred = True
     for j in range(k):
@@ -357,27 +315,23 @@ class GumbelSearch:
     :class:`~yyenvs.agents.search_network.NetworkEvaluator`): logits of the
     ``core.num_actions`` player actions and values relative to the observing
     seat.  ``seed`` salts the Gumbel and chance draws.  The other settings are
-    keywords, those of :data:`SEARCH_SETTINGS` (defaults in :data:`SEARCH_DEFAULTS`).
+    keywords, the fields of :class:`~yyenvs.search.settings.GumbelSettings`, held in
+    ``self.settings``.
     """
 
     def __init__(self, core: GameCore, evaluate, simulations: int = 32, seed: int = 0, **settings):
         if simulations < 1:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
-        unknown = sorted(set(settings) - set(SEARCH_SETTINGS))
-        if unknown:
-            raise TypeError(f"GumbelSearch got an unexpected keyword argument {unknown[0]!r}")
-        for name, v in {**SEARCH_DEFAULTS, **settings}.items():
-            if not setting_allows(name, v):
-                raise ValueError(f"{name} must be {setting_range(name)}, got {v!r}")
-            kind = SEARCH_SETTINGS[name][0]
-            setattr(self, name, kind(v))
+        self.settings = GumbelSettings.make(settings)
+        s = self.settings
+        self.selection = Selection(s.c_puct, s.maxvisit_init, s.value_scale, s.discount)
         self.core = core
         self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
-        self.evaluate = self._symmetric(evaluate) if self.average_symmetries else evaluate
+        self.evaluate = self._symmetric(evaluate) if self.settings.average_symmetries else evaluate
         self.simulations = int(simulations)
         self.seed = np.uint64(seed % (1 << 64))
         self.plugins = self._plugins()
-        self._table = considered_table(self.max_considered, self.simulations)
+        self._table = considered_table(self.settings.max_considered, self.simulations)
         self._trees: dict[int, Tree] = {}  # per part, kept for the next search
         #: seconds spent so far in the network (waiting on it, where parts are in flight), the core
         #: (step, mask, observe, state copies, plug-ins) and the tree kernels; the rest of a
@@ -396,12 +350,13 @@ class GumbelSearch:
     def _plugins(self) -> list[Plugin]:
         """The optional parts asked for, in the order they act."""
         plugins: list[Plugin] = []
-        if self.find_wins:
-            plugins.append(WinsAtOnce(self.core, self.search_core, self.discount))
-        if self.rollout_weight > 0:
-            plugins.append(RolloutMix(self.search_core, self.seed, self.rollout_weight))
-        if self.solve_budget:
-            plugins.append(Proofs(self.core, self.search_core, self.solve_budget, self.discount))
+        s = self.settings
+        if s.find_wins:
+            plugins.append(WinsAtOnce(self.core, self.search_core, s.discount))
+        if s.rollout_weight > 0:
+            plugins.append(RolloutMix(self.search_core, self.seed, s.rollout_weight))
+        if s.solve_budget:
+            plugins.append(Proofs(self.core, self.search_core, s.solve_budget, s.discount))
         return plugins
 
     @property
@@ -418,7 +373,7 @@ class GumbelSearch:
             raise ValueError(f"search: row {bad} is a finished game or a chance node; search rows where "
                              "a player is to move")
         start = time.perf_counter()
-        parts = [p for p in np.array_split(np.arange(root.batch_size), self.in_flight) if p.size]
+        parts = [p for p in np.array_split(np.arange(root.batch_size), self.settings.in_flight) if p.size]
         if len(parts) == 1:
             results = [self._drive(self._search(root, 0))]
         else:
@@ -473,7 +428,7 @@ class GumbelSearch:
             if leaves.nodes.size:
                 yield from self._evaluate(run, leaves, value)
             t0 = time.perf_counter()
-            backup(walk, value, run.tree.node_arrays(), self.discount, 0.0, 1)
+            backup(walk, value, run.tree.node_arrays(), self.settings.discount, 0.0, 1)
             self.timings["tree"] += time.perf_counter() - t0
         return self._results(run)
 
@@ -517,19 +472,19 @@ class GumbelSearch:
         n_root = int(tree.num_edges[roots].sum())
         rows = np.repeat(np.arange(B), tree.num_edges[roots])
         tree.edge_noise[:n_root] = 0.0
-        if self.gumbel_scale > 0 and n_root:
+        if self.settings.gumbel_scale > 0 and n_root:
             u = uniform01(self.seed, root.seed[rows], root.ply[rows].astype(np.uint64),
                           tree.edge_action[:n_root].astype(np.uint64), np.uint64(_TAG_GUMBEL))
-            tree.edge_noise[:n_root] = -np.log(-np.log(np.maximum(u, 1e-300))) * self.gumbel_scale
-        considered = np.zeros((B, self.max_considered), np.int64)
+            tree.edge_noise[:n_root] = -np.log(-np.log(np.maximum(u, 1e-300))) * self.settings.gumbel_scale
+        considered = np.zeros((B, self.settings.max_considered), np.int64)
         n_considered = np.zeros(B, np.int64)
         consider(C, tree.first_edge, tree.num_edges, tree.edge_logit, tree.edge_noise, considered, n_considered)
         chance_key = hash_u64(self.seed, root.seed, root.ply.astype(np.uint64), np.uint64(_TAG_CHANCE))
         walk = Walk(np.zeros(B, np.int64), np.zeros(B, np.bool_), np.zeros((B, C), np.int64),
                     np.zeros(B, np.int64))
         q = np.zeros((num_blocks(B), self.search_core.num_actions))  # scratch per block of rows
-        return walk, (Roots(considered, n_considered, self._table, chance_key),
-                      Selection(self.c_puct, self.maxvisit_init, self.value_scale, self.discount), q)
+        return walk, (Roots(considered, n_considered, self._table, chance_key, C),
+                      self.selection, q)
 
     def _descend(self, run: Run, sim: int, walk: Walk, kernel_args) -> Leaves:
         """Simulation ``sim`` of every row down to its leaf; the new leaves stepped and recorded;
@@ -537,7 +492,7 @@ class GumbelSearch:
         tree, core, clock = run.tree, self.search_core, self.timings
         roots, selection, q = kernel_args
         t0 = time.perf_counter()
-        _select(walk, tree.node_arrays(), tree.edge_arrays(), roots, selection, sim, tree.nodes_per_row, q)
+        _select(walk, tree.node_arrays(), tree.edge_arrays(), roots, selection, sim, q)
         new = walk.leaf[walk.is_new]
         t1 = time.perf_counter()
         clock["tree"] += t1 - t0
@@ -602,9 +557,8 @@ class GumbelSearch:
         policy = np.zeros((B, A), np.float32)
         chosen = np.zeros(B, np.int64)
         scratch = np.zeros(self.search_core.num_actions, np.int64)
-        _root_results(tree.nodes_per_row, tree.node_arrays(), tree.edge_arrays(),
-                      Selection(self.c_puct, self.maxvisit_init, self.value_scale, self.discount),
-                      decision.only, decision.barred, policy, chosen, scratch,
+        _root_results(tree.nodes_per_row, tree.node_arrays(), tree.edge_arrays(), self.selection,
+                      Restrict(decision.only, decision.barred), policy, chosen, scratch,
                       np.zeros(self.search_core.num_actions))
         roots = tree.roots
         root_value = tree.value_sum[roots] / tree.visits[roots][:, None]

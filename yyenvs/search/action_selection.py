@@ -28,10 +28,13 @@ def sample_edge(edge_prior, e0, e1, u):
 
 
 @njit(cache=True, inline="always")
-def uct_edge(e0, e1, edge_child, edge_prior, edge_noise, visits, value_sum, player, c_uct, puct):
-    """The MCTS baseline's choice among edges ``e0..e1-1`` for ``player``: PUCT
+def uct_edge(e0, e1, nodes, edges, player, c_uct, puct):
+    """The MCTS baseline's choice among edges ``e0..e1-1`` (of the tree's :class:`~.tree.Nodes` and
+    :class:`~.tree.Edges`) for ``player``: PUCT
     (``Q + c * prior * sqrt(N) / (1 + n)``, an unvisited child's Q 0) or, without priors, UCT
     with every unvisited child first in the order of ``edge_noise``."""
+    edge_child, edge_prior, edge_noise = edges.child, edges.prior, edges.noise
+    visits, value_sum = nodes.visits, nodes.value_sum
     total = 0
     for e in range(e0, e1):
         ch = edge_child[e]
