@@ -2,7 +2,8 @@
 
 Beside each digest file, ``<variant>.txt`` is the first game as a person reads it (as OpenSpiel's
 playthrough files): every position's text picture, the player to move, the legal actions by name,
-the action taken and the rewards, for the first ``TEXT_PLIES`` plies; a change shows as a diff.
+the action taken and the rewards, for the first ``TEXT_PLIES`` plies, and the mover's observation
+(its non-zero entries, plane by plane) for the first ``OBSERVATION_PLIES``; a change shows as a diff.
 
 Each file under ``tests/core/golden/`` holds, for one game variant, a few games:
 the seed, every action played, and a digest of what the core showed after
@@ -31,6 +32,7 @@ GOLDEN_DIR = os.path.join(os.path.dirname(__file__), "golden")
 CASES = variants()
 SEEDS = tuple(range(8))
 TEXT_PLIES = 30  # plies of the first game written out as text (a whole Yoxii game)
+OBSERVATION_PLIES = 3  # of those, the first plies whose observation is written out too
 
 
 def file_name(game, options) -> str:
@@ -97,6 +99,24 @@ def _wrapped(head: str, names: list[str], width: int = 100) -> str:
     return "\n".join(lines + [line])
 
 
+def observation_text(core, state, seat: int) -> list[str]:
+    """The observation ``seat`` gets of row 0, its non-zero entries only: per plane the points (a1 is
+    the first column of the first row) for planes, per index for a flat vector; ``=v`` where not 1."""
+    obs = core.observe(state, np.array([seat]))[0]
+
+    def entry(name, v):
+        return name if v == 1 else f"{name}={v:.6g}"
+    if obs.ndim == 1:
+        return [_wrapped(f"observation ({obs.size} values), non-zero:",
+                         [entry(str(i), obs[i]) for i in np.flatnonzero(obs)])]
+    lines = [f"observation {'x'.join(map(str, obs.shape))}, non-zero entries per plane:"]
+    for c in range(obs.shape[2]):
+        rows, cols = np.nonzero(obs[:, :, c])
+        points = [entry(f"{chr(ord('a') + x)}{y + 1}", obs[y, x, c]) for y, x in zip(rows, cols)]
+        lines.append(_wrapped(f"  {c}:", points) if points else f"  {c}: none")
+    return lines
+
+
 def playthrough_text(core, game: dict) -> str:
     """The recorded game ``game`` (seed and actions) as text, ply by ply, up to ``TEXT_PLIES``."""
     names = core.player_names()
@@ -105,9 +125,10 @@ def playthrough_text(core, game: dict) -> str:
     for k, a in enumerate(game["actions"][:TEXT_PLIES]):
         mover = int(state.current_player[0])
         legal = [core.action_to_string(b) for b in np.flatnonzero(core.legal_action_mask(state)[0])]
-        lines += [f"--- ply {k}", core.render_ansi(state, 0), f"to move: {mover} ({names[mover]})",
-                  _wrapped(f"legal ({len(legal)}):", legal),
-                  f"action: {a} ({core.action_to_string(a)})"]
+        lines += [f"--- ply {k}", core.render_ansi(state, 0), f"to move: {mover} ({names[mover]})"]
+        if k < OBSERVATION_PLIES and mover >= 0:
+            lines += observation_text(core, state, mover)
+        lines += [_wrapped(f"legal ({len(legal)}):", legal), f"action: {a} ({core.action_to_string(a)})"]
         core.step(state, np.array([a]))
         lines.append(f"rewards: {state.rewards[0].tolist()}")
     lines += ["--- after the last ply shown", core.render_ansi(state, 0)]
