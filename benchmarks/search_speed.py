@@ -36,9 +36,9 @@ import yyenvs  # noqa: F401  (first: OpenMP's idle threads sleep, docs/performan
 import torch  # noqa: E402
 
 from yyenvs.agents import RandomAgent
-from yyenvs.agents.device import resolve_device
+from yyenvs.networks.device import resolve_device
 from yyenvs.search.gumbel import GumbelSearch
-from yyenvs.agents.search_network import NetworkEvaluator, make_network, network_description
+from yyenvs.networks.search_network import NetworkEvaluator, make_network, network_description
 from yyenvs.bench import hardware
 from yyenvs.core.errors import OptionError
 from yyenvs.games import GAMES, make_core

@@ -88,8 +88,8 @@ def test_search_settings_have_one_range_for_search_specs_and_configs(name):
 
 def search_checkpoint(core, directory):
     """The path of a search network's checkpoint for ``core`` (random weights) in ``directory``."""
-    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.search_network import network_description
+    from yyenvs.networks.checkpoint import game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.networks.search_network import network_description
     meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
             "num_timesteps": 0, "algo": "GumbelAZ"}
     write_checkpoint(directory / "net", policy_tensors(random_network(core)), meta)
@@ -122,8 +122,8 @@ def test_eval_sample_reaches_every_policy_played_without_search(tmp_path):
     plays one.  A search agent's spec is unchanged by it."""
     from yyenvs.training.evaluate import make_entrants
     from yyenvs.agents import pretrained_path
-    from yyenvs.agents.checkpoint import game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.search_network import network_description
+    from yyenvs.networks.checkpoint import game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.networks.search_network import network_description
     core = make_core("koi", board_size=9, directions=8, win_fry=14)
     meta = {"kind": "final", **game_metadata(core), "policy": network_description(core, (32,)),
             "num_timesteps": 0, "algo": "GumbelAZ"}
@@ -201,8 +201,8 @@ def test_az_spec_refuses_what_is_not_a_search_network(tmp_path):
 def test_search_checkpoints_are_checked_like_every_checkpoint(tmp_path):
     """A file holding NaN weights, or a description far larger than its tensors, is refused by name."""
     import torch
-    from yyenvs.agents.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.search_network import network_description
+    from yyenvs.networks.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.networks.search_network import network_description
     core = make_core("koi", board_size=7, directions=4)
     net = random_network(core)
     desc = network_description(core, (32,))
@@ -225,8 +225,8 @@ def test_convolutions_wrap_where_the_board_wraps(tmp_path):
     round turns the feature maps alike; Yoxii's board pads with zeros.  A description without
     ``padding`` (older checkpoints) means zeros; an unknown one is refused by name."""
     import torch
-    from yyenvs.agents.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
-    from yyenvs.agents.search_network import make_network, network_description
+    from yyenvs.networks.checkpoint import CheckpointError, game_metadata, policy_tensors, write_checkpoint
+    from yyenvs.networks.search_network import make_network, network_description
     from yyenvs.core.errors import NetworkError
     koi, yoxii = make_core("koi", board_size=7, directions=4), YoxiiCore()
     assert network_description(koi, (8,), 4, 1)["padding"] == "circular"

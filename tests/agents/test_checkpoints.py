@@ -18,7 +18,7 @@ from tests import ROOT
 
 torch = pytest.importorskip("torch")
 
-from yyenvs.agents.checkpoint import (  # noqa: E402
+from yyenvs.networks.checkpoint import (  # noqa: E402
     CheckpointError, CorruptCheckpointError, game_metadata, policy_tensors, read_checkpoint, read_metadata,
     write_checkpoint)
 from yyenvs.agents.ppo import load_policy_agent  # noqa: E402
@@ -39,7 +39,7 @@ def exit_code(argv) -> int:
 
 
 def tiny_checkpoint(core, path, kind="final", **extra):
-    from yyenvs.agents.ppo_network import make_policy
+    from yyenvs.networks.ppo_network import make_policy
     policy = make_policy(core, SPEC)
     meta = {"kind": kind, **game_metadata(core), "policy": SPEC, "num_timesteps": 7, **extra}
     write_checkpoint(path, policy_tensors(policy), meta)
@@ -195,7 +195,7 @@ class _Payload:
 def crafted_zip(tmp_path, core, name="evil"):
     """An old-format checkpoint (zip + JSON with the right SHA-256) whose unpickling writes a marker file."""
     from sb3_contrib import MaskablePPO
-    from yyenvs.agents.ppo_network import FastMaskablePolicy
+    from yyenvs.networks.ppo_network import FastMaskablePolicy
     from yyenvs.training.pool import OpponentPool, PoolSettings
     from yyenvs.integrations.sb3 import LearnerVecEnv
     env = LearnerVecEnv(core, 2, OpponentPool(core, 2, None, PoolSettings(("random",))))
@@ -578,7 +578,7 @@ def test_resume_skips_a_malformed_newest_checkpoint_and_refuses_a_linked_lock(tm
 
 
 def test_loading_a_checkpoint_needs_nothing_from_training(tmp_path):
-    """The agents layer rebuilds a network from yyenvs.agents.ppo_network alone: loading a
+    """The agents layer rebuilds a network from yyenvs.networks.ppo_network alone: loading a
     checkpoint (and playing it) imports no training module."""
     core = make_core("yoxii")
     path = tmp_path / "ck.safetensors"
@@ -600,7 +600,7 @@ def test_earlier_zip_checkpoints_still_find_their_policy_class():
     and afterwards no module named ``training`` is left behind."""
     import sys
 
-    from yyenvs.agents import ppo_network
+    from yyenvs.networks import ppo_network
     from yyenvs.training.checkpoint_command import _earlier_policy_module
     with _earlier_policy_module():
         for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):

@@ -1,4 +1,4 @@
-"""Where networks run (yyenvs.agents.device): names, ``auto``'s fallback, a GPU refused by name where
+"""Where networks run (yyenvs.networks.device): names, ``auto``'s fallback, a GPU refused by name where
 torch has none, and the device reaching the evaluator, the ``az:`` spec and the trainer."""
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import torch
 
 from yyenvs.agents import make_agent
 from yyenvs.agents.az import parse_az_spec
-from yyenvs.agents.device import DeviceError, check_device_name, resolve_device
+from yyenvs.networks.device import DeviceError, check_device_name, resolve_device
 from yyenvs.games import make_core
 
 from tests.agents.test_az_agents import search_checkpoint

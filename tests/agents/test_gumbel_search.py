@@ -29,7 +29,7 @@ def flat_network(core):
 
 def random_network(core, seed=0):
     import torch
-    from yyenvs.agents.search_network import make_network, network_description
+    from yyenvs.networks.search_network import make_network, network_description
     torch.manual_seed(seed)
     return make_network(core, network_description(core, (32,)))
 
@@ -59,7 +59,7 @@ def test_search_targets_are_distributions_over_legal_actions(game, options, roll
     core = make_core(game, **options)
     state = random_positions(core, np.arange(6), [0, 1, 3, 5, 8, 13])
     state = state.take(np.flatnonzero(~state.done))
-    from yyenvs.agents.search_network import NetworkEvaluator
+    from yyenvs.networks.search_network import NetworkEvaluator
     sims = 12
     r = GumbelSearch(core, NetworkEvaluator(random_network(core)), sims, max_considered=4,
                      rollout_weight=rollout_weight).run(state)
@@ -220,7 +220,7 @@ def test_same_state_same_search_in_any_batch(rollout_weight):
     core = make_core("koi")
     state = random_positions(core, np.arange(5), [1, 2, 3, 4, 5])
     net = random_network(core)
-    from yyenvs.agents.search_network import NetworkEvaluator
+    from yyenvs.networks.search_network import NetworkEvaluator
     search = GumbelSearch(core, NetworkEvaluator(net), simulations=16, seed=5, rollout_weight=rollout_weight)
     whole = search.run(state)
     for i in (0, 3):
@@ -282,7 +282,7 @@ def test_symmetric_evaluation_is_the_same_in_every_transform(game, options):
     logits of the position, moved with its actions, and the same values, where the network
     itself does not; a search with it plays legal moves, and a game without symmetries refuses it."""
     from yyenvs.search.gumbel import SymmetricEvaluator
-    from yyenvs.agents.search_network import NetworkEvaluator
+    from yyenvs.networks.search_network import NetworkEvaluator
     core = make_core(game, **options)
     net = NetworkEvaluator(random_network(core))
     symmetries = core.symmetries()

@@ -13,7 +13,7 @@ import pytest
 
 from yyenvs.agents import PRETRAINED_SEARCH, make_agent, pretrained_path, pretrained_spec
 from yyenvs.agents.az import AZAgent, parse_az_spec
-from yyenvs.agents.checkpoint import CheckpointError, read_metadata
+from yyenvs.networks.checkpoint import CheckpointError, read_metadata
 from yyenvs.agents.ppo import load_policy_agent
 from yyenvs.agents.match import play_games, play_match, seat_pattern
 from yyenvs.core.errors import OptionError

@@ -264,7 +264,7 @@ def test_a_ratings_plot_without_checkpoints_shows_bars_not_training_steps():
 def test_every_user_error_is_caught_once_by_the_command_line(capsys):
     """RecordError, CheckpointError and ConfigError are all OptionErrors: ``cli.run`` prints any of
     them as one line with status 2, whichever command raised it."""
-    from yyenvs.agents.checkpoint import CheckpointError
+    from yyenvs.networks.checkpoint import CheckpointError
     from yyenvs.cli import run
     from yyenvs.core.errors import RecordError
     from yyenvs.training.config import ConfigError

@@ -95,7 +95,7 @@ def test_a_training_config_sets_the_threads(tmp_path, monkeypatch):
 def test_the_networks_take_the_chosen_threads_when_they_import_torch():
     """A match that loads a network after choosing (torch not imported then) still runs it on one thread."""
     code = ("import yyenvs, sys; from yyenvs.core.threads import set_threads; set_threads(2, 1); "
-            "assert 'torch' not in sys.modules; import yyenvs.agents.search_network, torch; "
+            "assert 'torch' not in sys.modules; import yyenvs.networks.search_network, torch; "
             "print(torch.get_num_threads())")
     env = dict(os.environ, NUMBA_NUM_THREADS="2")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

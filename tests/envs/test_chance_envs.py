@@ -126,7 +126,7 @@ def chance_rows(P=2):
 
 def policy_agent(core):
     from yyenvs.agents.ppo import PolicyAgent
-    from yyenvs.agents.ppo_network import make_policy
+    from yyenvs.networks.ppo_network import make_policy
     spec = {"class": "FastMaskablePolicy", "net_arch": [8], "activation": "relu", "cnn_channels": [],
             "action_features": 0, "value_net": True}
     return PolicyAgent(core, make_policy(core, spec))
@@ -134,7 +134,7 @@ def policy_agent(core):
 
 def az_agent(core):
     from yyenvs.agents.az import AZAgent
-    from yyenvs.agents.search_network import make_network, network_description
+    from yyenvs.networks.search_network import make_network, network_description
     return AZAgent(core, make_network(core, network_description(core, (16,))), simulations=4)
 
 

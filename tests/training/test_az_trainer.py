@@ -183,7 +183,7 @@ def test_value_targets_are_discounted_per_step_to_the_games_end():
 def test_trainer_with_a_discount_records_it_for_its_agents(tmp_path):
     """az.discount: discounted targets, the network's description keeps it, its agents search with it."""
     from yyenvs.training.az import AZTrainer
-    from yyenvs.agents.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
+    from yyenvs.networks.checkpoint import CheckpointError, read_checkpoint, write_checkpoint
     t = AZTrainer(tiny_config(tmp_path / "run", **{"az.discount": 0.9}), log=lambda m: None)
     try:
         t.train()

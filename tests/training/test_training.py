@@ -83,7 +83,7 @@ def test_learner_sees_losses(trained):
 
 
 def test_checkpoints_saved(trained):
-    from yyenvs.agents.checkpoint import read_metadata
+    from yyenvs.networks.checkpoint import read_metadata
     game, run_dir, trainer, info, _ = trained
     ckpts = sorted(glob.glob(os.path.join(run_dir, "checkpoints", "ckpt_*.safetensors")))
     assert 1 <= len(ckpts) <= 2  # older ones are pruned
@@ -113,7 +113,7 @@ def test_resume_continues(trained):
         Trainer(tiny_config(game, run_dir, resume=False), log=lambda m: None)
     other = [g for g in GAME_IDS if g != game]
     if other:
-        from yyenvs.agents.checkpoint import CheckpointError
+        from yyenvs.networks.checkpoint import CheckpointError
         with pytest.raises(CheckpointError, match=f"'{game}' run"):
             Trainer(tiny_config(other[0], run_dir), log=lambda m: None)
 

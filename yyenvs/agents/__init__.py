@@ -47,7 +47,7 @@ def pretrained_path(core: GameCore, search: bool = False) -> str:
     listing what ships when none is."""
     from importlib import resources
 
-    from yyenvs.agents.checkpoint import read_metadata
+    from yyenvs.networks.checkpoint import read_metadata
     folder = resources.files("yyenvs.agents").joinpath("pretrained", *(["search"] if search else []))
     files = sorted(p.name for p in folder.iterdir() if p.name.startswith(core.name)
                    and p.name.endswith(".safetensors")) if folder.is_dir() else []
@@ -82,8 +82,8 @@ def load_agent(path, core: GameCore, seed: int = 0, deterministic: bool = True) 
     (:class:`~yyenvs.agents.ppo.PolicyAgent`) or a search network played alone
     (:class:`~yyenvs.agents.az.AZAgent`); ``deterministic``: the most probable legal move, or a
     move drawn from the policy."""
-    from yyenvs.agents.checkpoint import read_metadata
-    from yyenvs.agents.search_description import PV_CLASS
+    from yyenvs.networks.checkpoint import read_metadata
+    from yyenvs.networks.search_description import PV_CLASS
     from yyenvs.agents.ppo import load_policy_agent
     meta = read_metadata(path)
     if meta["policy"].get("class") == PV_CLASS:
@@ -128,7 +128,7 @@ def make_agent(spec, core: GameCore, seed: int = 0, deterministic: bool = True):
         from yyenvs.agents.az import load_az_agent, parse_az_spec
         path, simulations, options = parse_az_spec(spec)
         return load_az_agent(path, core, seed, simulations, sample=not (deterministic or simulations), **options)
-    from yyenvs.agents.checkpoint import looks_like_checkpoint
+    from yyenvs.networks.checkpoint import looks_like_checkpoint
     if looks_like_checkpoint(spec):
         require_modules(f"the checkpoint agent {show(spec)}", *POLICY_MODULES)
         return load_agent(spec, core, seed, deterministic)

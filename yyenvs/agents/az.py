@@ -11,12 +11,12 @@ symmetries, ``solve_budget=50000`` for exact results within 50,000 positions of
 each root); ``az:<checkpoint>``, or the checkpoint path alone,
 plays the network's most probable legal action.  ``device=<name>`` among the
 settings (``az:<checkpoint>:200:device=cuda``, or ``az:<checkpoint>:device=cpu``
-for the network alone) says where the network runs (:mod:`yyenvs.agents.device`;
+for the network alone) says where the network runs (:mod:`yyenvs.networks.device`;
 default ``auto``).  In
 code, ``AZAgent(..., sample=True)`` without simulations draws the network's move
 from its policy instead (the trainer's ``prior`` self-play opponent).
 The checkpoint must come from ``yyenvs train --algo az`` (its network is a
-:class:`~yyenvs.agents.search_network.PolicyValueNet`).
+:class:`~yyenvs.networks.search_network.PolicyValueNet`).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import re
 import numpy as np
 
 from yyenvs.agents.base import Agent
-from yyenvs.agents.device import DeviceError, check_device_name
+from yyenvs.networks.device import DeviceError, check_device_name
 from yyenvs.search.gumbel import GumbelSearch
 from yyenvs.search.settings import GumbelSettings
 from yyenvs.core.contract import GameCore, OptionError, show
@@ -130,7 +130,7 @@ class AZAgent(Agent):
         if sample and simulations:
             raise ValueError("az: sample=True is for the network alone (no simulations); a search "
                              "chooses its own move")
-        from yyenvs.agents.search_network import NetworkEvaluator
+        from yyenvs.networks.search_network import NetworkEvaluator
         self.evaluate = NetworkEvaluator(net, device)
         self.net = self.evaluate.net
         self.simulations = simulations
@@ -172,9 +172,9 @@ class AZAgent(Agent):
 
 def load_network(path, core: GameCore):
     """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
-    from yyenvs.agents.checkpoint import MAX_PARAMETERS, CheckpointError, load_policy_tensors, read_checkpoint
-    from yyenvs.agents.search_description import PV_CLASS
-    from yyenvs.agents.search_network import make_network, parameter_count
+    from yyenvs.networks.checkpoint import MAX_PARAMETERS, CheckpointError, load_policy_tensors, read_checkpoint
+    from yyenvs.networks.search_description import PV_CLASS
+    from yyenvs.networks.search_network import make_network, parameter_count
     from yyenvs.core.errors import NetworkError
     meta, tensors = read_checkpoint(path, core)
     what = f"checkpoint {meta['path']!r}"
@@ -199,7 +199,7 @@ def load_network(path, core: GameCore):
 def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None = None, sample: bool = False,
                   **search_options) -> AZAgent:
     """An :class:`AZAgent` from checkpoint ``path`` (validated against ``core``)."""
-    from yyenvs.agents.checkpoint import checkpoint_label
+    from yyenvs.networks.checkpoint import checkpoint_label
     net, meta = load_network(path, core)
     label = checkpoint_label(meta["path"]) + _budget_suffix(simulations, search_options)
     if simulations:  # a network of discounted values is searched with its discount unless told otherwise

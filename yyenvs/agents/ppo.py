@@ -1,21 +1,21 @@
 """PPO policies as agents: the network of a PPO checkpoint rebuilt from its description
-(:mod:`yyenvs.agents.ppo_network`), its tensors copied in, and played as :class:`PolicyAgent`.
+(:mod:`yyenvs.networks.ppo_network`), its tensors copied in, and played as :class:`PolicyAgent`.
 A search network's checkpoint is :func:`yyenvs.agents.load_agent`'s (:mod:`yyenvs.agents.az`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from yyenvs.agents.base import Agent
-from yyenvs.agents.checkpoint import (MAX_PARAMETERS, CheckpointError, checkpoint_label,
+from yyenvs.networks.checkpoint import (MAX_PARAMETERS, CheckpointError, checkpoint_label,
                                       load_policy_tensors, read_checkpoint, read_metadata)
-from yyenvs.agents.search_description import PV_CLASS
+from yyenvs.networks.search_description import PV_CLASS
 from yyenvs.core.contract import GameCore, OptionError
 
 
 def load_policy(path, core: GameCore):
     """The policy network of checkpoint ``path`` (validated against ``core``), in eval mode, and its metadata."""
     meta, tensors = read_checkpoint(path, core)
-    from yyenvs.agents.ppo_network import NetworkError, actor_parameter_count, make_policy
+    from yyenvs.networks.ppo_network import NetworkError, actor_parameter_count, make_policy
     what = f"checkpoint {meta['path']!r}"
     try:
         need = actor_parameter_count(core, meta["policy"])
@@ -36,7 +36,7 @@ def policy_logits(policy, obs: np.ndarray) -> np.ndarray:
     import torch
     with torch.no_grad():
         t = torch.as_tensor(obs, device=policy.device)
-        if hasattr(policy, "action_logits"):  # yyenvs.agents.ppo_network.FastMaskablePolicy
+        if hasattr(policy, "action_logits"):  # yyenvs.networks.ppo_network.FastMaskablePolicy
             return policy.action_logits(t).cpu().numpy()
         features = policy.extract_features(t, policy.pi_features_extractor)
         latent = policy.mlp_extractor.forward_actor(features)

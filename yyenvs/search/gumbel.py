@@ -65,7 +65,7 @@ the new nodes in one network call and backs their values up.
 * **Values** are vectors, one entry per seat, so 1-4 players and a player
   moving several times in a row need nothing special: a node's value is read
   for the player who moves at its parent.  The network's values are relative
-  to the seat it observes from (see :mod:`yyenvs.agents.search_network`); a chance
+  to the seat it observes from (see :mod:`yyenvs.networks.search_network`); a chance
   node is observed from the seat of the last player who moved before it.
 
 * **Parts in flight** (``in_flight`` k > 1): the batch is searched as k
@@ -312,7 +312,7 @@ class GumbelSearch:
     """Batched search with a network (see the module docstring).
 
     ``evaluate(obs) -> (logits (S, A), values (S, P))`` is the network (see
-    :class:`~yyenvs.agents.search_network.NetworkEvaluator`): logits of the
+    :class:`~yyenvs.networks.search_network.NetworkEvaluator`): logits of the
     ``core.num_actions`` player actions and values relative to the observing
     seat.  ``seed`` salts the Gumbel and chance draws.  The other settings are
     keywords, the fields of :class:`~yyenvs.search.settings.GumbelSettings`, held in

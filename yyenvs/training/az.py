@@ -39,11 +39,11 @@ import time
 import numpy as np
 import torch
 
-from yyenvs.agents.device import resolve_device
+from yyenvs.networks.device import resolve_device
 from yyenvs.search.gumbel import GumbelSearch
 from yyenvs.search.settings import GumbelSettings
 from yyenvs.core.errors import NetworkError
-from yyenvs.agents.search_network import make_network, network_description
+from yyenvs.networks.search_network import make_network, network_description
 from yyenvs.training.config import SEARCH_KEYS, ConfigError
 from yyenvs.training.progress import ProgressBar, StrengthLog
 from yyenvs.training.run import TrainingRun
@@ -163,7 +163,7 @@ class AZTrainer(TrainingRun):
         return self.num_timesteps
 
     def _restore(self, path: str, meta: dict, tensors: dict) -> None:
-        from yyenvs.agents.checkpoint import load_optimizer_tensors, load_policy_tensors
+        from yyenvs.networks.checkpoint import load_optimizer_tensors, load_policy_tensors
         what = f"checkpoint {path!r}"
         load_policy_tensors(self.net, tensors, what)
         load_optimizer_tensors(self.opt, tensors, what)
@@ -176,7 +176,7 @@ class AZTrainer(TrainingRun):
         self.log(f"resuming {path} at step {self.num_timesteps}")
 
     def _file_contents(self, kind: str) -> tuple[dict, dict]:
-        from yyenvs.agents.checkpoint import optimizer_tensors, policy_tensors
+        from yyenvs.networks.checkpoint import optimizer_tensors, policy_tensors
         tensors = policy_tensors(self.net)
         if kind == "checkpoint":
             tensors.update(optimizer_tensors(self.opt))

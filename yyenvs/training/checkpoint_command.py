@@ -18,9 +18,9 @@ import os
 import sys
 import types
 
-from yyenvs.agents.checkpoint import ALGOS, SUFFIX, CheckpointError, check_pool_state, checkpoint_path, core_options, game_metadata, optimizer_tensors, policy_tensors, read_metadata, write_checkpoint
-from yyenvs.agents.ppo_description import PPO_CLASS
-from yyenvs.agents.search_description import PV_CLASS
+from yyenvs.networks.checkpoint import ALGOS, SUFFIX, CheckpointError, check_pool_state, checkpoint_path, core_options, game_metadata, optimizer_tensors, policy_tensors, read_metadata, write_checkpoint
+from yyenvs.networks.ppo_description import PPO_CLASS
+from yyenvs.networks.search_description import PV_CLASS
 from yyenvs.agents.ppo import load_policy
 from yyenvs.cli import ArgumentParser
 from yyenvs.values import one_line

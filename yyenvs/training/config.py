@@ -20,7 +20,7 @@ import os
 import re
 
 from yyenvs.agents.az import MAX_AZ_SIMULATIONS, parse_az_spec
-from yyenvs.agents.device import check_device_name
+from yyenvs.networks.device import check_device_name
 from yyenvs.search.settings import GumbelSettings
 from yyenvs.search.mcts import MAX_SIMULATIONS
 from yyenvs.values import MAX_BATCH, MAX_GAMES, load_yaml, parse_option

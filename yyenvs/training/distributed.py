@@ -125,7 +125,7 @@ class SelfPlayWorker:
     def __init__(self, cfg: dict, desc: dict, worker: int, stream: int, weights: dict, gpu: bool = False):
         from yyenvs.core.threads import set_threads
         from yyenvs.training.selfplay import SelfPlay, Targets, make_baselines, make_search
-        from yyenvs.agents.search_network import make_network
+        from yyenvs.networks.search_network import make_network
         from yyenvs.games import make_core
         # the CPUs Ray gave this actor, not every core of its machine; torch as in AZTrainer
         self.threads = set_threads(torch_threads=1)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from yyenvs.agents.az import az_checkpoint_path
-from yyenvs.agents.checkpoint import core_options, looks_like_checkpoint, read_metadata
+from yyenvs.networks.checkpoint import core_options, looks_like_checkpoint, read_metadata
 from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, refuse_unused, run, seed_int
 from yyenvs.core.threads import set_threads
 from yyenvs.values import parse_options

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.checkpoint import looks_like_checkpoint
+from yyenvs.networks.checkpoint import looks_like_checkpoint
 from yyenvs.agents.match import TIMING, pair_seeds, pairwise_from_scores, play_games, seat_pattern
 from yyenvs.core.contract import OptionError
 from yyenvs.core.record import GameRecorder, save_records

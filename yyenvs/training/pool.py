@@ -205,7 +205,7 @@ class OpponentPool(Opponent):
 
     def load_state_dict(self, state: dict, load_policy) -> None:
         """Restore results, snapshots and the RNG from a state validated by
-        :func:`yyenvs.agents.checkpoint.check_pool_state`.
+        :func:`yyenvs.networks.checkpoint.check_pool_state`.
 
         ``load_policy(path)`` gives a snapshot's policy, or None when it cannot
         be loaded (the entry then stays in the pool's history, inactive)."""

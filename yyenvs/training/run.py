@@ -115,7 +115,7 @@ class TrainingRun:
         A newest checkpoint that cannot be read (truncated, altered, malformed) is
         skipped and reported; one for another game or other options is refused.
         """
-        from yyenvs.agents.checkpoint import CheckpointError, check_compatible, read_checkpoint
+        from yyenvs.networks.checkpoint import CheckpointError, check_compatible, read_checkpoint
         ckpts = checkpoint_files(self.run_dir)
         legacy = glob.glob(os.path.join(self.dirs["checkpoints"], "ckpt_*.zip"))
         if legacy and not ckpts:
@@ -171,7 +171,7 @@ class TrainingRun:
         raise NotImplementedError
 
     def _save(self, path: str, kind: str, **extra) -> dict:
-        from yyenvs.agents.checkpoint import game_metadata, write_checkpoint
+        from yyenvs.networks.checkpoint import game_metadata, write_checkpoint
         tensors, fields = self._file_contents(kind)
         return write_checkpoint(path, tensors, {"kind": kind, **game_metadata(self.core), **fields, **extra})
 

@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from yyenvs.search.gumbel import GumbelSearch
-from yyenvs.agents.search_network import NetworkEvaluator
+from yyenvs.networks.search_network import NetworkEvaluator
 from yyenvs.core.moves import sample_weighted
 from yyenvs.core.rng import derive_seeds, uniform01
 from yyenvs.training.config import DEFAULTS, PRIOR, SEARCH_KEYS, ConfigError

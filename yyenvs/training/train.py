@@ -11,7 +11,7 @@
   pool (and is saved under ``run_dir/snapshots/``); every ``checkpoint.every``
   steps the run is checkpointed under ``run_dir/checkpoints/`` (one safetensors
   file: network, optimiser state, step count, pool state; see
-  :mod:`yyenvs.agents.checkpoint`).  Starting again with the same ``run_dir``
+  :mod:`yyenvs.networks.checkpoint`).  Starting again with the same ``run_dir``
   resumes from the newest complete checkpoint (an incomplete one is skipped);
   a checkpoint for another game, other options or another network is refused
   with a message.  The run directory is locked while a run uses it.
@@ -63,7 +63,7 @@ class Trainer(TrainingRun):
 
     def _network_spec(self) -> dict:
         """The network description the ``ppo`` section asks for (ConfigError if it does not fit)."""
-        from yyenvs.agents.ppo_network import NetworkError, network_spec
+        from yyenvs.networks.ppo_network import NetworkError, network_spec
         p = self.cfg["ppo"]
         try:
             return network_spec(self.core, p["net_arch"], p["activation"], p["cnn_channels"])
@@ -94,7 +94,7 @@ class Trainer(TrainingRun):
     def _make_model(self):
         from sb3_contrib import MaskablePPO
 
-        from yyenvs.agents.ppo_network import FastMaskablePolicy, policy_kwargs
+        from yyenvs.networks.ppo_network import FastMaskablePolicy, policy_kwargs
         cfg, p = self.cfg, self.cfg["ppo"]
         return MaskablePPO(
             FastMaskablePolicy, self.env, n_steps=p["n_steps"], batch_size=p["batch_size"],
@@ -107,7 +107,7 @@ class Trainer(TrainingRun):
 
     def _restore(self, path: str, meta: dict, tensors: dict) -> None:
         """Load a training checkpoint's network, optimiser state, step count and pool."""
-        from yyenvs.agents.checkpoint import CheckpointError, load_optimizer_tensors, load_policy_tensors
+        from yyenvs.networks.checkpoint import CheckpointError, load_optimizer_tensors, load_policy_tensors
         from yyenvs.agents.ppo import load_policy
         what = f"checkpoint {path!r}"
         if not meta["policy"]["value_net"]:
@@ -131,7 +131,7 @@ class Trainer(TrainingRun):
 
     # -- saving -------------------------------------------------------------------------------
     def _file_contents(self, kind: str) -> tuple[dict, dict]:
-        from yyenvs.agents.checkpoint import optimizer_tensors, policy_tensors
+        from yyenvs.networks.checkpoint import optimizer_tensors, policy_tensors
         tensors = policy_tensors(self.model.policy)
         if kind == "checkpoint":
             tensors.update(optimizer_tensors(self.model.policy.optimizer))

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from yyenvs.agents.search_description import PV_CLASS, PV_PADDINGS  # what a checkpoint may name
+from yyenvs.networks.search_description import PV_CLASS, PV_PADDINGS  # what a checkpoint may name
 from yyenvs.core.errors import NetworkError
 from yyenvs.core.threads import apply_to_torch
 
@@ -146,12 +146,12 @@ class NetworkEvaluator:
     ``logits`` (S, A) float32 over the player actions, ``values`` (S, P) relative
     to the observing seat; no gradients.  The network has no layer that behaves
     differently in training, so its mode does not matter.  ``device`` (a name of
-    :mod:`yyenvs.agents.device`) is where the network runs: it is moved there; on a
+    :mod:`yyenvs.networks.device`) is where the network runs: it is moved there; on a
     GPU under bf16 autocast, its inputs staged in a pinned buffer.
     """
 
     def __init__(self, net: PolicyValueNet, device="cpu"):
-        from yyenvs.agents.device import resolve_device
+        from yyenvs.networks.device import resolve_device
         self.device = resolve_device(device) if isinstance(device, str) else torch.device(device)
         self.net = net.to(self.device)
         self._pinned = torch.empty(0)  # host staging buffer for GPU copies, grown as needed

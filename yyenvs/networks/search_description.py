@@ -1,7 +1,7 @@
 """What a search network's description may hold, as a checkpoint records it.
 
-The network itself is :mod:`yyenvs.agents.search_network` (it needs torch);
-this module is what :mod:`yyenvs.agents.checkpoint` checks a file's
+The network itself is :mod:`yyenvs.networks.search_network` (it needs torch);
+this module is what :mod:`yyenvs.networks.checkpoint` checks a file's
 description by.
 """
 from __future__ import annotations

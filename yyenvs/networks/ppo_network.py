@@ -28,7 +28,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from yyenvs.agents import ppo_description
+from yyenvs.networks import ppo_description
 from yyenvs.core.errors import NetworkError  # noqa: F401  (raised here; importers name it from here too)
 from yyenvs.core.threads import apply_to_torch
 

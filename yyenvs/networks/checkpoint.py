@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from yyenvs.agents import ppo_description, search_description
+from yyenvs.networks import ppo_description, search_description
 from yyenvs.core.contract import GameCore, OptionError, show
 from yyenvs.core.errors import require_modules
 from yyenvs.core.files import unique_keys

@@ -1,13 +1,13 @@
 """What a PPO policy's description may hold, as a checkpoint records it.
 
-The network itself is :mod:`yyenvs.agents.ppo_network` (it needs torch); this
-module is what :mod:`yyenvs.agents.checkpoint` checks a file's description by.
+The network itself is :mod:`yyenvs.networks.ppo_network` (it needs torch); this
+module is what :mod:`yyenvs.networks.checkpoint` checks a file's description by.
 """
 from __future__ import annotations
 
 #: the description's class name
 PPO_CLASS = "FastMaskablePolicy"
-#: the fields of a description (:func:`yyenvs.agents.ppo_network.network_spec`)
+#: the fields of a description (:func:`yyenvs.networks.ppo_network.network_spec`)
 PPO_FIELDS = ("class", "net_arch", "activation", "cnn_channels", "action_features", "value_net")
 #: the hidden layers' activation functions
 ACTIVATIONS = ("relu", "tanh")
