@@ -24,10 +24,10 @@ import numpy as np
 import yaml
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.match import pair_seeds
-from yyenvs.bench import hardware
+from yyenvs.evaluation.matches import pair_seeds
+from yyenvs.commands.bench import hardware
 from yyenvs.games import make_core
-from yyenvs.training.ratings import wilson_interval
+from yyenvs.evaluation.ratings import wilson_interval
 
 
 def turn_positions(first: np.ndarray, num_players: int) -> np.ndarray:

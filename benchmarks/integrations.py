@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from yyenvs.bench import hardware
+from yyenvs.commands.bench import hardware
 from yyenvs.games import GAMES, make_core
 
 OPTIONS = {"koi": {"board_size": 9, "directions": 8}, "yinyang": {"num_players": 2}}

@@ -17,9 +17,9 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.match import play_games
-from yyenvs.bench import hardware
-from yyenvs.cli import run
+from yyenvs.evaluation.matches import play_games
+from yyenvs.commands.bench import hardware
+from yyenvs.commands.cli import run
 from yyenvs.values import parse_options
 from yyenvs.core.rng import derive_seeds
 from yyenvs.games import make_core
@@ -47,7 +47,7 @@ class PhaseSplit:
 
 
 def play(core, setup, swim, opponent, seat: int, seeds):
-    """Play the games of ``seeds`` at once (:func:`~yyenvs.agents.match.play_games`).  Returns
+    """Play the games of ``seeds`` at once (:func:`~yyenvs.evaluation.matches.play_games`).  Returns
     (W, D, L) of the split seat and {agent label: [seconds, moves]}."""
     split = PhaseSplit(setup, swim)
     seats = np.zeros((len(seeds), 2), np.int64)

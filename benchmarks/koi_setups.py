@@ -28,7 +28,7 @@ import numpy as np
 
 from yyenvs.agents import make_agent
 from yyenvs.search.solver import prove
-from yyenvs.bench import hardware
+from yyenvs.commands.bench import hardware
 from yyenvs.games import make_core
 
 SETUP_PLIES = 10  # five koi each

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from yyenvs.agents import make_agent
-from yyenvs.bench import hardware
+from yyenvs.commands.bench import hardware
 from yyenvs.core.rng import derive_seeds
 from yyenvs.games import GAMES, make_core
 

@@ -30,7 +30,7 @@ def main(argv=None) -> None:
 
     from yyenvs.training.config import load_config
     from yyenvs.training.rllib_train import build_algo
-    from yyenvs.bench import hardware
+    from yyenvs.commands.bench import hardware
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", default="configs/koi.yaml")
     p.add_argument("--iterations", type=int, default=3)

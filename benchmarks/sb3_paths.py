@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from yyenvs.bench import hardware
+from yyenvs.commands.bench import hardware
 
 
 def make_envs(game: str, num_envs: int):

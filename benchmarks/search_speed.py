@@ -39,7 +39,7 @@ from yyenvs.agents import RandomAgent
 from yyenvs.networks.device import resolve_device
 from yyenvs.search.gumbel import GumbelSearch
 from yyenvs.networks.search_network import NetworkEvaluator, make_network, network_description
-from yyenvs.bench import hardware
+from yyenvs.commands.bench import hardware
 from yyenvs.core.errors import OptionError
 from yyenvs.games import GAMES, make_core
 

@@ -32,7 +32,7 @@ import tempfile
 import time
 
 ENV = dict(os.environ)  # the children's environment, as given (importing yyenvs sets OMP_WAIT_POLICY here)
-from yyenvs.bench import hardware  # noqa: E402
+from yyenvs.commands.bench import hardware  # noqa: E402
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 YYENVS = [sys.executable, "-m", "yyenvs"]

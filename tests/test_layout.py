@@ -68,11 +68,12 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_imports_never_run_up_the_layers_and_form_no_circle():
-    """core < games < search < networks < agents < envs < web < integrations < training: no module
-    imports a layer above its own, and no modules import each other in a circle (imports inside
-    functions too)."""
+    """core < games < search < networks < agents < evaluation < envs < web < integrations < training <
+    commands: no module imports a layer above its own, and no modules import each other in a circle
+    (imports inside functions too)."""
     graph = import_graph()
-    layers = ["core", "games", "search", "networks", "agents", "envs", "web", "integrations", "training"]
+    layers = ["core", "games", "search", "networks", "agents", "evaluation", "envs", "web", "integrations", "training",
+              "commands"]
     rank = {f"yyenvs.{layer}": k for k, layer in enumerate(layers)}
 
     def layer_of(m):

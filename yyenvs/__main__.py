@@ -1,6 +1,6 @@
 """``python -m yyenvs``: the same as the ``yyenvs`` command."""
 import sys
 
-from yyenvs.cli import main
+from yyenvs.commands.cli import main
 
 sys.exit(main())

@@ -6,7 +6,7 @@ from yyenvs.agents import GreedyAgent, RandomAgent, make_agent
 from yyenvs.core.contract import OptionError
 from yyenvs.core.moves import _best_per_row, greedy_actions, sample_weighted
 from yyenvs.games import GAMES, make_core
-from yyenvs.play import play_match
+from yyenvs.commands.play import play_match
 
 TWO_PLAYER = [g for g in list(GAMES) if make_core(g).num_players == 2]
 
@@ -64,7 +64,7 @@ def test_greedy_beats_random_clearly(game):
 
 def test_match_split_by_start_names_the_seat():
     """Game 0 has agent A in the first seat, game 1 in the second: by_start reports each where it belongs."""
-    from yyenvs.agents.match import pair_seeds, play_games, seat_pattern
+    from yyenvs.evaluation.matches import pair_seeds, play_games, seat_pattern
     core = make_core("koi", board_size=5, directions=4, win_fry=14)
     for seed in range(6):
         a, b = GreedyAgent(core, 0), RandomAgent(core, 1)

@@ -120,7 +120,7 @@ def test_eval_sample_reaches_every_policy_played_without_search(tmp_path):
     policy, a PPO checkpoint and a search network played alone (as a path or ``az:<checkpoint>``)
     draw their moves: over copies of one position they play several moves, where without it each
     plays one.  A search agent's spec is unchanged by it."""
-    from yyenvs.training.evaluate import make_entrants
+    from yyenvs.evaluation.matches import make_entrants
     from yyenvs.agents import pretrained_path
     from yyenvs.networks.checkpoint import game_metadata, policy_tensors, write_checkpoint
     from yyenvs.networks.search_network import network_description

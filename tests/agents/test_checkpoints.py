@@ -31,7 +31,7 @@ SPEC = {"class": "FastMaskablePolicy", "net_arch": [8], "activation": "relu", "c
 
 def exit_code(argv) -> int:
     """The status of ``yyenvs ARGV`` run in this process (argparse errors exit by SystemExit)."""
-    from yyenvs.cli import main
+    from yyenvs.commands.cli import main
     try:
         return main(argv)
     except SystemExit as e:
@@ -304,7 +304,7 @@ def test_convert_trusted_old_checkpoint(tmp_path, capsys):
 
 def test_export_is_small_and_plays_the_same(tmp_path, capsys):
     import torch
-    from yyenvs.training.checkpoint_command import export
+    from yyenvs.commands.checkpoint import export
     core = make_core("yoxii")
     src = tmp_path / "full.safetensors"
     torch.manual_seed(0)  # the same weights whichever tests ran before in this process
@@ -390,7 +390,8 @@ def test_write_error_keeps_earlier_checkpoints(tmp_path, monkeypatch, capsys):
     import errno
     import safetensors.torch
     from yyenvs.training.run import checkpoint_files
-    from yyenvs.training.train import Trainer, main
+    from yyenvs.commands.train import main
+    from yyenvs.training.train import Trainer
     run = tmp_path / "run"
     t = Trainer(_cfg(run, total_timesteps=32), log=lambda m: None)
     t.train()
@@ -522,7 +523,7 @@ def test_descriptions_and_tensors_that_do_not_fit_are_refused(tmp_path):
 
 
 def test_export_refuses_what_it_cannot_hold_and_bad_destinations(tmp_path, capsys):
-    from yyenvs.training.checkpoint_command import export
+    from yyenvs.commands.checkpoint import export
     core = make_core("yoxii")
     src = tmp_path / "ck.safetensors"
     policy = tiny_checkpoint(core, src)
@@ -601,7 +602,7 @@ def test_earlier_zip_checkpoints_still_find_their_policy_class():
     import sys
 
     from yyenvs.networks import ppo_network
-    from yyenvs.training.checkpoint_command import _earlier_policy_module
+    from yyenvs.commands.checkpoint import _earlier_policy_module
     with _earlier_policy_module():
         for name in ("FastMaskablePolicy", "PlanesCNN", "ActionFeatureExtractor"):
             assert pickle.loads(f"ctraining.policy\n{name}\n.".encode()) is getattr(ppo_network, name)

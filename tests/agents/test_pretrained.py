@@ -15,7 +15,7 @@ from yyenvs.agents import PRETRAINED_SEARCH, make_agent, pretrained_path, pretra
 from yyenvs.agents.az import AZAgent, parse_az_spec
 from yyenvs.networks.checkpoint import CheckpointError, read_metadata
 from yyenvs.agents.ppo import load_policy_agent
-from yyenvs.agents.match import play_games, play_match, seat_pattern
+from yyenvs.evaluation.matches import play_games, play_match, seat_pattern
 from yyenvs.core.errors import OptionError
 from yyenvs.games import make_core
 

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.match import play_match
+from yyenvs.evaluation.matches import play_match
 from yyenvs.games import load_record, make_core
 from yyenvs.core.record import replay
 from yyenvs.web.pages import replay_page, result_text

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from yyenvs.cli import main
+from yyenvs.commands.cli import main
 from yyenvs.games.yinyang.data import DEFAULT_DATA_FILE
 
 from tests import ROOT
@@ -170,7 +170,7 @@ def test_deep_config_is_refused_quickly(files, capsys):
 
 
 def test_bounds_still_accept_their_limits():
-    from yyenvs.cli import MAX_BATCH, MAX_GAMES, batch_int, bounded_int, games_int
+    from yyenvs.commands.cli import MAX_BATCH, MAX_GAMES, batch_int, bounded_int, games_int
     assert games_int(str(MAX_GAMES)) == MAX_GAMES and batch_int(str(MAX_BATCH)) == MAX_BATCH
     import argparse
     with pytest.raises(argparse.ArgumentTypeError, match="from 3 to 5"):
@@ -183,9 +183,9 @@ def test_eval_unknown_entrant_is_one_line(capsys):
 
 
 @pytest.mark.parametrize("module, argv, word", [
-    ("yyenvs.play", ["--games", "0"], "--games"),
-    ("yyenvs.play", ["--agents", "foo", "random", "--games", "2"], "foo"),
-    ("yyenvs.bench", ["--batches", "0"], "--batches"),
+    ("yyenvs.commands.play", ["--games", "0"], "--games"),
+    ("yyenvs.commands.play", ["--agents", "foo", "random", "--games", "2"], "foo"),
+    ("yyenvs.commands.bench", ["--batches", "0"], "--batches"),
 ])
 def test_module_entry_points_behave_the_same(module, argv, word):
     r = subprocess.run([sys.executable, "-m", module, *argv], capture_output=True, text=True,
@@ -194,11 +194,11 @@ def test_module_entry_points_behave_the_same(module, argv, word):
 
 
 def test_a_bug_keeps_its_traceback(monkeypatch):
-    import yyenvs.play
+    import yyenvs.commands.play
 
     def broken(argv):
         raise KeyError("a bug")
-    monkeypatch.setattr(yyenvs.play, "main", broken)
+    monkeypatch.setattr(yyenvs.commands.play, "main", broken)
     with pytest.raises(KeyError):
         main(["play"])
 
@@ -209,7 +209,7 @@ def test_a_valid_command_still_runs(capsys):
 
 
 def test_top_level_help_lists_every_command_in_plain_words(capsys):
-    from yyenvs.cli import COMMANDS
+    from yyenvs.commands.cli import COMMANDS
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for command in COMMANDS:
@@ -252,7 +252,7 @@ def test_the_solo_result_names_the_achievement_level():
 
 def test_a_ratings_plot_without_checkpoints_shows_bars_not_training_steps():
     pytest.importorskip("matplotlib")
-    from yyenvs.training.evaluate import ratings_figure
+    from yyenvs.evaluation.tournament import ratings_figure
     scripted = {"game": "koi", "entrants": [{"name": "random", "rating": 0.0, "step": None},
                                             {"name": "greedy", "rating": 300.0, "step": None}]}
     ax = ratings_figure(scripted).axes[0]
@@ -265,7 +265,7 @@ def test_every_user_error_is_caught_once_by_the_command_line(capsys):
     """RecordError, CheckpointError and ConfigError are all OptionErrors: ``cli.run`` prints any of
     them as one line with status 2, whichever command raised it."""
     from yyenvs.networks.checkpoint import CheckpointError
-    from yyenvs.cli import run
+    from yyenvs.commands.cli import run
     from yyenvs.core.errors import RecordError
     from yyenvs.training.config import ConfigError
     for error in (RecordError("bad record"), CheckpointError("bad checkpoint"), ConfigError("bad config")):

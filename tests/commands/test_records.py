@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.match import pair_seeds, play_games, play_match
+from yyenvs.evaluation.matches import pair_seeds, play_games, play_match
 from yyenvs.core.errors import IllegalActionError, RecordError
 from yyenvs.core.record import FORMAT_VERSION, GameRecorder, parse_record, read_record, replay, save_records, state_digest
 from yyenvs.games import load_record, make_core, variants
@@ -196,9 +196,9 @@ def test_notation_round_trips_for_every_action(game, options):
 
 
 def test_cli_saves_games_and_replays_them(tmp_path, capsys):
-    from yyenvs.training.evaluate import main as eval_main
-    from yyenvs.play import main as play_main
-    from yyenvs.replay import main as replay_main
+    from yyenvs.commands.evaluate import main as eval_main
+    from yyenvs.commands.play import main as play_main
+    from yyenvs.commands.replay import main as replay_main
     assert play_main(["--game", "koi", "--agents", "greedy", "random", "--games", "4",
                       "--save-games", str(tmp_path / "play")]) == 0
     assert sorted(os.listdir(tmp_path / "play")) == [f"game-{k:05d}.json" for k in range(4)]
@@ -225,7 +225,7 @@ def test_cli_saves_games_and_replays_them(tmp_path, capsys):
     capsys.readouterr()
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    from yyenvs.cli import main as cli_main  # where user errors become one line and status 2
+    from yyenvs.commands.cli import main as cli_main  # where user errors become one line and status 2
     assert cli_main(["replay", str(bad)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
 

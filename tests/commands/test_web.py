@@ -15,7 +15,7 @@ import pytest
 from yyenvs.agents import make_agent
 from yyenvs.core.record import replay
 from yyenvs.games import load_record, make_core
-from yyenvs.play import main as play_main
+from yyenvs.commands.play import main as play_main
 from yyenvs.web.server import PlaySession, serve
 
 
@@ -206,7 +206,7 @@ def test_clients_that_hang_up_leave_no_traceback(capfd):
 def test_terminal_play_reads_moves_by_number_or_name(tmp_path):
     """``yyenvs play --human --terminal``: a whole game from typed answers; bad answers are
     refused with a line and change nothing; 'resign', 'new' and the end of input work."""
-    from yyenvs.play import play_in_terminal
+    from yyenvs.commands.play import play_in_terminal
     s = _session("koi", tmp_path=tmp_path)
     out, answers = [], iter(["bogus", "999", "resign", "0", "new"])
 
@@ -262,7 +262,7 @@ def test_busy_answers_while_the_agent_moves(monkeypatch):
 
 
 def test_terminal_play_ends_cleanly_on_ctrl_c_a_closed_output_and_undecodable_input(tmp_path):
-    from yyenvs.play import OUTPUT_CLOSED, play_in_terminal
+    from yyenvs.commands.play import OUTPUT_CLOSED, play_in_terminal
     s = _session("koi", tmp_path=tmp_path)
     out = []
 
@@ -291,7 +291,7 @@ def test_terminal_play_ends_cleanly_on_ctrl_c_a_closed_output_and_undecodable_in
 
 
 def test_terminal_play_says_when_a_record_cannot_be_saved(tmp_path):
-    from yyenvs.play import play_in_terminal
+    from yyenvs.commands.play import play_in_terminal
     s = _session("koi", tmp_path=tmp_path / "games")
     (tmp_path / "games").write_text("a file where the folder was")
     out = []

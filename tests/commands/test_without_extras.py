@@ -36,7 +36,7 @@ def without_extras(code: str) -> subprocess.CompletedProcess:
 
 
 def command(*args: str) -> subprocess.CompletedProcess:
-    return without_extras(f"from yyenvs.cli import main; sys.exit(main({list(args)!r}))")
+    return without_extras(f"from yyenvs.commands.cli import main; sys.exit(main({list(args)!r}))")
 
 
 def test_scripted_evaluation_runs_without_torch():
@@ -71,3 +71,20 @@ def test_the_library_raises_a_module_not_found_error_that_names_the_extra():
     """)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("MissingExtraError torch the agent 'pretrained'") and INSTALL in done.stdout
+
+
+def test_evaluation_imports_without_torch():
+    """Matches, cross-tables, ratings, equal time and Ray pairs are libraries of their own: none of them
+    needs the train extra until an entrant with a network is made."""
+    done = without_extras("""
+        import yyenvs.evaluation.cluster, yyenvs.evaluation.equal_time, yyenvs.evaluation.matches
+        import yyenvs.evaluation.ratings, yyenvs.evaluation.tournament
+        from yyenvs.evaluation.matches import make_entrants
+        from yyenvs.evaluation.tournament import tournament
+        from yyenvs.games import make_core
+        core = make_core("koi")
+        result = tournament(core, make_entrants(["greedy", "random"], core), games=2)
+        print(sorted(result["entrants"][0]))
+    """)
+    assert done.returncode == 0, done.stderr
+    assert "rating" in done.stdout

@@ -44,7 +44,7 @@ class Recorder:
 
 
 def _run(tmp_path, argv):
-    from yyenvs.cli import main
+    from yyenvs.commands.cli import main
     assert main(argv) == 0
 
 
@@ -118,7 +118,7 @@ def test_ray_workers_divide_the_machine_between_them():
         assert ray.get(one.remote()) == {"threads": 1, "torch": 1}
         assert ray.get(two.remote()) == {"threads": 2, "torch": 2}
         assert threads.set_threads(torch_threads=1)["torch"] == 1
-        from yyenvs.training.distributed import _pair_task
+        from yyenvs.evaluation.cluster import _pair_task
         pair = ray.remote(num_cpus=1)(lambda: (_pair_task("koi", {}, ["greedy", "random"], 0, True, 0, 1, 2),
                                                numba.get_num_threads())[1])
         assert ray.get(pair.remote()) == 1

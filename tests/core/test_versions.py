@@ -44,7 +44,7 @@ def test_koi_v0_keeps_its_defaults_everywhere():
 
 def test_a_v0_record_replays_and_a_v0_checkpoint_loads(tmp_path):
     from yyenvs.agents.ppo import load_policy
-    from yyenvs.agents.match import play_match
+    from yyenvs.evaluation.matches import play_match
     core = make_core("koi", **V0)
     rec = play_match(core, yyenvs.agents.make_agent("greedy", core, 0), yyenvs.agents.make_agent("random", core, 1),
                      2, record_as=("greedy", "random"))["records"][0]
@@ -75,7 +75,7 @@ def test_files_of_v0_without_quick_layout_keep_the_row_layout(tmp_path):
     """``quick_layout`` came with v1: a v0 record or checkpoint does not name it, and reads as v0's
     quick start ("row"), while a v1 file without it reads as v1's default."""
     from yyenvs.networks.checkpoint import read_metadata
-    from yyenvs.agents.match import play_match
+    from yyenvs.evaluation.matches import play_match
     core = make_core("koi", **{**V0, "quick_start": True})
     rec = play_match(core, yyenvs.agents.make_agent("greedy", core, 0), yyenvs.agents.make_agent("random", core, 1),
                      2, record_as=("greedy", "random"))["records"][0]

@@ -115,7 +115,7 @@ def test_yyenvs_train_backend_rllib(tmp_path, local_ray):
     """The command: a short league run from a project config, the weights saved without pickle, then evaluated."""
     from safetensors import safe_open
 
-    from yyenvs.training.train import main
+    from yyenvs.commands.train import main
     run_dir = tmp_path / "run"
     code = main(["--backend", "rllib", "--config", "configs/koi.yaml", "game_options={board_size: 5, directions: 4, win_fry: 14}",
                  "total_timesteps=600", "num_envs=32", "ppo.n_steps=8", "ppo.batch_size=128", "ppo.n_epochs=1",

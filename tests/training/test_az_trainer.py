@@ -270,7 +270,7 @@ def test_trainer_resumes_and_its_network_plays(tmp_path):
     assert make_agent(f"az:{final}:3", core).simulations == 3
     assert make_agent(final, core).simulations is None
     # export keeps the whole network (the search needs its values), in float16
-    from yyenvs.training.checkpoint_command import export, info
+    from yyenvs.commands.checkpoint import export, info
     assert "policy-value network" in info(final)
     export(final, str(tmp_path / "small"))
     small = make_agent(f"az:{tmp_path / 'small.safetensors'}:3", core)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import make_agent
-from yyenvs.agents.match import pair_seeds, play_games
+from yyenvs.evaluation.matches import pair_seeds, play_games
 from yyenvs.games import make_core
 
 from tests import ROOT

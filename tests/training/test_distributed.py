@@ -7,14 +7,14 @@ import os
 import numpy as np
 import pytest
 
-from yyenvs.training.distributed import check_address, portable_spec
+from yyenvs.evaluation.cluster import check_address, portable_spec
 from yyenvs.core.contract import OptionError
 
 ray = pytest.importorskip("ray")
 
 
 def test_ray_evaluation_gives_the_local_table(tmp_path):
-    from yyenvs.training.evaluate import main
+    from yyenvs.commands.evaluate import main
     args = ["random", "greedy", "mcts:4", "--game", "koi", "-o", "board_size=5", "-o", "directions=4", "-o", "win_fry=14",
             "--games", "6", "--seed", "3"]
     assert main(args + ["--out", str(tmp_path / "local")]) == 0
@@ -89,7 +89,7 @@ def test_search_trainer_with_ray_self_play_workers(tmp_path):
 
 
 def test_train_refuses_ray_options_it_cannot_use(capsys):
-    from yyenvs.training.train import main
+    from yyenvs.commands.train import main
     assert main(["--config", "configs/koi.yaml", "--ray-address", "auto"]) == 2
     assert "--ray-address needs" in capsys.readouterr().err
     assert main(["--config", "configs/az_koi.yaml", "--backend", "rllib"]) == 2

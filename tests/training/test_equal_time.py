@@ -5,7 +5,7 @@ import pytest
 
 from yyenvs.core.contract import OptionError
 from yyenvs.games import make_core
-from yyenvs.training.equal_time import equal_time_match, search_budget, with_simulations
+from yyenvs.evaluation.equal_time import equal_time_match, search_budget, with_simulations
 
 
 def test_a_search_spec_gets_a_new_budget_and_keeps_its_settings():
@@ -61,7 +61,7 @@ def test_matching_scales_the_simulations_until_the_times_agree():
 
 
 def test_eval_equal_time_reports_the_times_it_measured(tmp_path, capsys):
-    from yyenvs.training.evaluate import main
+    from yyenvs.commands.evaluate import main
     assert main(["--game", "koi", "mcts:2", "greedy", "--equal-time", "--games", "2", "--out", str(tmp_path),
                  "--accept-unmatched"]) == 0
     result = json.loads((tmp_path / "eval.json").read_text())
@@ -80,7 +80,7 @@ def test_eval_equal_time_reports_the_times_it_measured(tmp_path, capsys):
 
 def test_the_wall_clock_does_not_match_beside_other_work(monkeypatch):
     """On the wall clock a match is matched only if other processes kept the cores (almost) idle."""
-    import yyenvs.training.equal_time as et
+    import yyenvs.evaluation.equal_time as et
     core = make_core("koi")
     for busy, matched in ((0.0, True), (0.9, False), (None, False)):
         monkeypatch.setattr(et, "others_busy", lambda before, busy=busy: busy)
@@ -92,7 +92,7 @@ def test_the_wall_clock_does_not_match_beside_other_work(monkeypatch):
 
 
 def test_a_matching_outside_its_tolerance_is_reported_and_fails_the_command(tmp_path, capsys):
-    from yyenvs.training.evaluate import main
+    from yyenvs.commands.evaluate import main
     args = ["--game", "koi", "mcts:2", "mcts:50", "--equal-time", "--games", "2", "--time-tolerance", "0.000001"]
     assert main(args + ["--out", str(tmp_path / "a")]) == 1
     result = json.loads((tmp_path / "a" / "eval.json").read_text())
@@ -108,7 +108,7 @@ def test_others_busy_measures_the_other_processes():
     import subprocess
     import sys
 
-    from yyenvs.training.equal_time import busy_seconds, others_busy
+    from yyenvs.evaluation.equal_time import busy_seconds, others_busy
     if busy_seconds() is None:
         pytest.skip("no /proc/stat here")
     assert others_busy(None) is None
@@ -116,3 +116,18 @@ def test_others_busy_measures_the_other_processes():
     before = busy_seconds()
     child.wait()
     assert others_busy(before) > 0.5
+
+
+def test_a_search_scaled_onto_its_opponent_stays_a_simulation_apart():
+    """mcts:2 against mcts:50 that asks for 50 simulations would be the opponent itself (the same
+    entrant twice, refused): it plays 51 instead."""
+    from yyenvs.evaluation.equal_time import equal_time_match
+    played = []
+
+    def play(core, entrants, games, seed):
+        played.append(entrants[0].name)
+        mine = 25.0 if len(played) == 1 else 1.0  # 25x too fast at first, then matched
+        return {"entrants": [{"cpu_seconds_per_move": 1 / mine, "seconds_per_move": 1 / mine},
+                             {"cpu_seconds_per_move": 1.0, "seconds_per_move": 1.0}]}
+    result = equal_time_match(play, make_core("koi"), "mcts:2", "mcts:50", games=2)
+    assert played == ["mcts:2", "mcts:51"] and result["equal_time"]["matched"]

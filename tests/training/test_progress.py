@@ -8,7 +8,7 @@ from tests.training.test_az_trainer import tiny_config
 
 
 def test_a_time_limited_ppo_run_shows_its_limits_and_time(tmp_path, capsys):
-    from yyenvs.training.train import main
+    from yyenvs.commands.train import main
     assert main(["--config", "configs/quick.yaml", "max_minutes=0.03", "total_timesteps=10000000", "num_envs=16",
                  "ppo.n_steps=8", "ppo.batch_size=64", "ppo.n_epochs=1", "ppo.net_arch=[16]", "eval.every=0",
                  "eval.every_minutes=0.01", "eval.games=4", "eval.final_games=0", "eval.table_games=0",

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from yyenvs.agents import RandomAgent
-from yyenvs.agents.match import pairwise_from_scores
+from yyenvs.evaluation.matches import pairwise_from_scores
 from yyenvs.envs.opponent import Opponent
 from yyenvs.games import GAMES, make_core
 from yyenvs.training.config import ConfigError, load_config
-from yyenvs.training.ratings import bradley_terry, expected_score, wilson_interval
+from yyenvs.evaluation.ratings import bradley_terry, expected_score, wilson_interval
 
 GAME_IDS = list(GAMES)
 

@@ -139,7 +139,7 @@ def test_evaluation_outputs(trained, capsys):
 
 
 def test_eval_command(trained, tmp_path, capsys):
-    from yyenvs.training.evaluate import main
+    from yyenvs.commands.evaluate import main
     game, run_dir, *_ = trained
     rc = main([os.path.join(run_dir, "final.safetensors"), "random", "--games", "6", "--out", str(tmp_path)])
     assert rc == 0
@@ -151,7 +151,8 @@ def test_eval_command(trained, tmp_path, capsys):
 def test_eval_balanced_seats():
     """Seats alternate: random vs random wins about half each way, and the
     cross-table is consistent (A's wins are B's losses)."""
-    from yyenvs.training.evaluate import make_entrants, tournament
+    from yyenvs.evaluation.matches import make_entrants
+    from yyenvs.evaluation.tournament import tournament
     from yyenvs.games import make_core
     core = make_core(GAME_IDS[0])
     ents = make_entrants(["random", "greedy"], core)
@@ -167,11 +168,12 @@ def test_eval_balanced_seats():
 def test_one_match_function_for_play_eval_and_training():
     """``yyenvs play``, ``yyenvs eval`` and the evaluations during training play the same
     games: a tournament's first pairing is play_match of its two entrants under the same seed."""
-    import yyenvs.play
-    from yyenvs.training.evaluate import make_entrants, tournament
-    from yyenvs.agents.match import play_match
+    import yyenvs.commands.play
+    from yyenvs.evaluation.matches import make_entrants
+    from yyenvs.evaluation.tournament import tournament
+    from yyenvs.evaluation.matches import play_match
     from yyenvs.games import make_core
-    assert yyenvs.play.play_match is play_match
+    assert yyenvs.commands.play.play_match is play_match
     core = make_core(GAME_IDS[0])
     ents = make_entrants(["greedy", "random"], core, seed=3)
     res = tournament(core, ents, 30, seed=7)
@@ -185,7 +187,8 @@ def test_one_match_function_for_play_eval_and_training():
 @pytest.mark.parametrize("game", [g for g, spec in GAMES.items() if spec.players[1] >= 3])
 def test_multiplayer_placements(game):
     """3-player games are scored pairwise from placements."""
-    from yyenvs.training.evaluate import make_entrants, tournament
+    from yyenvs.evaluation.matches import make_entrants
+    from yyenvs.evaluation.tournament import tournament
     from yyenvs.games import make_core
     core = make_core(game, num_players=3)
     res = tournament(core, make_entrants(["random", "greedy"], core), 6, seed=2)
@@ -197,7 +200,7 @@ def test_multiplayer_placements(game):
 
 
 def test_train_command_rejects_bad_key(capsys):
-    from yyenvs.training.train import main
+    from yyenvs.commands.train import main
     assert main(["ppo.learnig_rate=1"]) == 2
     assert "ppo.learnig_rate" in capsys.readouterr().err
 
@@ -339,7 +342,7 @@ def test_action_features_policy(tmp_path):
 
 def test_quick_settings_keep_the_game_options_of_the_chosen_game():
     from yyenvs.training.config import load_config
-    from yyenvs.training.train import _quick_overrides
+    from yyenvs.commands.train import _quick_overrides
     over = _quick_overrides("configs/koi.yaml")
     assert not any(k.startswith("game_options") or k == "game" for k, _ in over)
     cfg = load_config("configs/koi.yaml", over)

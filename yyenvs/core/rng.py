@@ -140,7 +140,7 @@ def derive_seeds(master_seed: int, stream, index) -> np.ndarray:
 
     The one place where game seeds are derived: a stream is an env row (the
     vector env, the Gymnasium and AEC envs are stream 0) or an entrant pairing
-    (matches, see :func:`yyenvs.agents.match.pair_stream`); an index counts the
+    (matches, see :func:`yyenvs.evaluation.matches.pair_stream`); an index counts the
     stream's games (episodes).  ``stream`` and ``index`` are integers or arrays
     of them in [0, 2**64), broadcast against each other; the result is a uint64
     array of their broadcast shape.  A pure function of its three words, so a

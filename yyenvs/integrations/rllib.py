@@ -182,7 +182,7 @@ def register() -> list[str]:
 class ModuleAgent(Agent):
     """An RLlib RLModule trained on these observations (e.g. the recipe's ``main``), playing
     its most probable legal action: usable wherever the package takes an agent object
-    (:func:`yyenvs.agents.match.play_match`, ``gym.make(..., opponent=agent)``)."""
+    (:func:`yyenvs.evaluation.matches.play_match`, ``gym.make(..., opponent=agent)``)."""
 
     name = "rllib"
 

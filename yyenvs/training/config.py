@@ -326,7 +326,7 @@ def merge(cfg: dict, overrides: dict, prefix: str = "") -> dict:
 
 
 def _yaml(text: str, what: str):
-    """Untrusted YAML ``text`` parsed by :func:`yyenvs.cli.load_yaml`: no tags, anchors or
+    """Untrusted YAML ``text`` parsed by :func:`yyenvs.values.load_yaml`: no tags, anchors or
     aliases, duplicate keys, nesting deeper than 64 levels or over-long integers."""
     return load_yaml(text, what, ConfigError)
 
@@ -380,7 +380,7 @@ def _check_whole(cfg: dict) -> None:
 
 
 def parse_override(text: str) -> tuple[str, object]:
-    """A ``KEY=VALUE`` override, parsed by the one KEY=VALUE parser (:func:`yyenvs.cli.parse_option`)."""
+    """A ``KEY=VALUE`` override, parsed by the one KEY=VALUE parser (:func:`yyenvs.values.parse_option`)."""
     return parse_option(text, "override", ConfigError)
 
 

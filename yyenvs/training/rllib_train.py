@@ -56,9 +56,9 @@ def build_algo(cfg: dict):
 def run(cfg: dict, address: str | None = None, log=print) -> dict:
     import ray
 
-    from yyenvs.training.ratings import wilson_interval
+    from yyenvs.evaluation.ratings import wilson_interval
     from yyenvs.agents import make_agent
-    from yyenvs.agents.match import play_match
+    from yyenvs.evaluation.matches import play_match
     from yyenvs.games import make_core
     from yyenvs.integrations import rllib as yr
 

@@ -199,8 +199,8 @@ class TrainingRun:
     def quick_eval(self) -> dict:
         """The network now against each of ``eval.opponents``, ``eval.games`` games each."""
         from yyenvs.agents import make_agent
-        from yyenvs.agents.match import play_match
-        from yyenvs.training.ratings import wilson_interval
+        from yyenvs.evaluation.matches import play_match
+        from yyenvs.evaluation.ratings import wilson_interval
         ev = self.cfg["eval"]
         me = self._current_agent()
         out = {"step": self.steps}
@@ -220,7 +220,8 @@ class TrainingRun:
         """The final policy vs the baselines (``eval.final_games`` each) plus a round
         robin of evenly spaced snapshots (``eval.table_games`` per pair): table,
         ratings, ``run_dir/eval/eval.json`` and ``ratings.png``."""
-        from yyenvs.training.evaluate import format_table, make_entrants, tournament, write_outputs
+        from yyenvs.evaluation.matches import make_entrants
+        from yyenvs.evaluation.tournament import format_table, tournament, write_outputs
         ev = self.cfg["eval"]
         if ev["final_games"] <= 0 and ev["table_games"] <= 0:
             return None

@@ -1,7 +1,7 @@
 """Matches between agents: batched games, seats alternating, results pairwise.
 
-Used by ``yyenvs play`` (:mod:`yyenvs.play`), ``yyenvs eval`` and the
-evaluations during training (:mod:`yyenvs.training.evaluate`):
+Used by ``yyenvs play`` (:mod:`yyenvs.commands.play`), ``yyenvs eval`` and the
+evaluations during training (:mod:`yyenvs.evaluation.tournament`):
 
 * :func:`play_games` plays many games at once, each entrant called once per
   ply for all the rows where it is to move;
@@ -11,16 +11,23 @@ evaluations during training (:mod:`yyenvs.training.evaluate`):
   (:func:`yyenvs.core.rng.derive_seeds`, the pairing as the stream);
 * :func:`pairwise_from_scores` turns final scores into wins and draws between
   entrants (multi-player games: the better placed seat beats the worse one);
-* :func:`play_match` is all of these for two agents.
+* :func:`play_match` is all of these for two agents;
+* :class:`Entrant` and :func:`make_entrants`: the named agents of a cross-table, made from specs
+  (so that Ray workers, :mod:`yyenvs.evaluation.cluster`, make the same ones), and
+  :func:`play_pair`, the games between two of them.
 """
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
 
-from yyenvs.core.record import GameRecorder
+from yyenvs.agents import make_agent
+from yyenvs.core.contract import OptionError
+from yyenvs.core.record import GameRecorder, save_records
 from yyenvs.core.rng import derive_seeds
+from yyenvs.networks.checkpoint import looks_like_checkpoint
 
 #: the columns of play_games's ``timing``: wall seconds and CPU seconds in ``act``, moves made.  CPU
 #: time counts what the agent's own calls computed, on any of this process's threads; another
@@ -156,3 +163,49 @@ def play_match(core, agent_a, agent_b, num_games: int, seed: int = 0, record_as=
     if rec is not None:
         out["records"] = rec.records
     return out
+
+
+class Entrant:
+    def __init__(self, name: str, agent, step: int | None = None, kind: str = "baseline", spec: str | None = None):
+        self.name, self.agent, self.step, self.kind = name, agent, step, kind
+        self.spec = spec  #: what it was made from (a baseline name, an az: spec, a path)
+
+
+def make_entrants(specs, core, seed: int = 0, deterministic: bool = True) -> list[Entrant]:
+    """Entrants from specs: baseline names, ``az:`` specs or checkpoint paths (name = file stem,
+    with ``:<n>`` and any search settings for a search agent)."""
+    out, seen = [], set()
+    for k, spec in enumerate(specs):
+        spec = os.fspath(spec)
+        if spec.startswith("az:") or looks_like_checkpoint(spec):
+            agent = make_agent(spec, core, seed + k, deterministic)
+            name = agent.name
+            parent = os.path.basename(os.path.dirname(os.path.abspath(agent.metadata["path"])))
+            if name in seen:
+                name = f"{parent}/{name}"
+            out.append(Entrant(name, agent, int(agent.metadata.get("num_timesteps", 0)), "checkpoint", spec))
+        else:
+            out.append(Entrant(spec, make_agent(spec, core, seed + k, deterministic), None, "baseline", spec))
+        if out[-1].name in seen:
+            raise OptionError(f"entrant {out[-1].name!r} given twice")
+        seen.add(out[-1].name)
+    return out
+
+
+def play_pair(core, entrants: list[Entrant], i: int, j: int, games: int, seed: int, save_games=None):
+    """The games of pair (i, j): wins and draws (n x n, row against column) and the
+    entrants' timing (:data:`~yyenvs.evaluation.matches.TIMING`: wall and CPU seconds in act, moves made).  The games depend on the seed and
+    the pair only, so any process that builds the same entrants plays the same ones.
+    With ``save_games`` (a directory) each game is written there as a record,
+    ``<i>-<j>-<k>.json``."""
+    n = len(entrants)
+    seats = seat_pattern(i, j, core.num_players, games)
+    timing = np.zeros((n, len(TIMING)))
+    seeds = pair_seeds(seed, i, j, games)
+    recorder = None if save_games is None else GameRecorder(
+        seeds, [[entrants[e].name for e in row] for row in seats])
+    scores, _ = play_games(core, [e.agent for e in entrants], seats, seeds, timing, recorder)
+    if recorder is not None:
+        save_records(recorder.records, save_games, f"{i}-{j}")
+    w, d = pairwise_from_scores(scores, seats, n)
+    return w, d, timing

@@ -7,7 +7,7 @@
   (``400 * log10(strength)``).
 
 3-4 player games are rated from pairwise results
-(:func:`yyenvs.agents.match.pairwise_from_scores`).
+(:func:`yyenvs.evaluation.matches.pairwise_from_scores`).
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ import textwrap
 import time
 
 from yyenvs.agents import BASELINES, make_agent
-from yyenvs.agents.match import play_match
-from yyenvs.cli import ArgumentParser, add_threads_argument, games_int, refuse_unused, run, seed_int
+from yyenvs.evaluation.matches import play_match
+from yyenvs.commands.cli import ArgumentParser, add_threads_argument, games_int, refuse_unused, run, seed_int
 from yyenvs.values import parse_options
 from yyenvs.core.contract import OptionError
 from yyenvs.core.errors import RecordError

@@ -22,7 +22,7 @@ from yyenvs.networks.checkpoint import ALGOS, SUFFIX, CheckpointError, check_poo
 from yyenvs.networks.ppo_description import PPO_CLASS
 from yyenvs.networks.search_description import PV_CLASS
 from yyenvs.agents.ppo import load_policy
-from yyenvs.cli import ArgumentParser
+from yyenvs.commands.cli import ArgumentParser
 from yyenvs.values import one_line
 from yyenvs.core.errors import OptionError
 from yyenvs.core.files import check_output

@@ -29,7 +29,7 @@ import time
 from yyenvs.agents.az import MAX_AZ_SIMULATIONS, az_spec, parse_az_spec
 from yyenvs.search.mcts import DEFAULT_SIMULATIONS, MAX_SIMULATIONS
 from yyenvs.core.contract import OptionError, show
-from yyenvs.training.matches import make_entrants
+from yyenvs.evaluation.matches import make_entrants
 
 #: the most matches one matching plays
 MAX_ROUNDS = 8
@@ -67,7 +67,7 @@ def equal_time_match(play, core, spec: str, opponent: str, games: int, seed: int
                      rounds: int = 4, progress=None, clock: str = "cpu") -> dict:
     """``spec`` (a search) against ``opponent``, the search's simulations matched to the opponent's time
     per move on ``clock`` (see the module docstring), each match played by ``play``
-    (:func:`~.evaluate.tournament`); the last match's result with ``"equal_time"``: each match's
+    (:func:`~yyenvs.evaluation.tournament.tournament`); the last match's result with ``"equal_time"``: each match's
     simulations, both sides' seconds per move on the clock, the other processes' busy cores, the
     tolerance, the clock and ``matched``.  ``progress(match)`` is told each match as it ends."""
     if not 0 < tolerance < 1:
@@ -88,6 +88,8 @@ def equal_time_match(play, core, spec: str, opponent: str, games: int, seed: int
         if progress:
             progress(history[-1])
         wanted = min(max(round(simulations * theirs / mine), 1), most)
+        if with_simulations(spec, wanted) == opponent:  # the opponent itself: the same entrant twice;
+            wanted += 1 if wanted < most else -1         # one simulation off, which no clock tells apart
         if within(history[-1], tolerance, clock) or wanted == simulations or len(history) == rounds:
             result["equal_time"] = {"matches": history, "tolerance": tolerance, "clock": clock,
                                     "matched": within(history[-1], tolerance, clock)}

@@ -16,12 +16,12 @@ import sys
 from yyenvs.values import MAX_BATCH, MAX_GAMES, MAX_SEED, one_line
 
 COMMANDS = {
-    "bench": ("yyenvs.bench", "measure steps/s and memory of every game (random legal play)"),
-    "play": ("yyenvs.play", "play a batch of games between two agents, or play one yourself (--human)"),
-    "replay": ("yyenvs.replay", "write a game record as a self-contained HTML page to watch"),
-    "train": ("yyenvs.training.train", "self-play training from a YAML config"),
-    "eval": ("yyenvs.training.evaluate", "matches between checkpoints and baselines, with ratings"),
-    "checkpoint": ("yyenvs.training.checkpoint_command", "inspect, export (policy only) or convert a checkpoint"),
+    "bench": ("yyenvs.commands.bench", "measure steps/s and memory of every game (random legal play)"),
+    "play": ("yyenvs.commands.play", "play a batch of games between two agents, or play one yourself (--human)"),
+    "replay": ("yyenvs.commands.replay", "write a game record as a self-contained HTML page to watch"),
+    "train": ("yyenvs.commands.train", "self-play training from a YAML config"),
+    "eval": ("yyenvs.commands.evaluate", "matches between checkpoints and baselines, with ratings"),
+    "checkpoint": ("yyenvs.commands.checkpoint", "inspect, export (policy only) or convert a checkpoint"),
 }
 #: the train extra's modules: a command that meets one missing says which extra to install
 TRAIN_EXTRA = {"torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard", "tqdm", "rich",

@@ -24,7 +24,7 @@ import time
 import numba
 import numpy as np
 
-from yyenvs.cli import ArgumentParser, batch_int, positive_float, positive_int, run
+from yyenvs.commands.cli import ArgumentParser, batch_int, positive_float, positive_int, run
 from yyenvs.core import kernels
 from yyenvs.core.moves import sample_legal
 from yyenvs.core.rng import uniform01

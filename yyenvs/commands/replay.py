@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from yyenvs.cli import ArgumentParser, add_threads_argument, run, seed_int
+from yyenvs.commands.cli import ArgumentParser, add_threads_argument, run, seed_int
 from yyenvs.core.threads import set_threads
 from yyenvs.values import parse_options
 from yyenvs.core.files import check_output, write_text_file
@@ -24,7 +24,7 @@ from yyenvs.games import GAMES, game_spec, load_record, make_core
 def _play_one(core, specs, seed: int):
     """The record of one game between ``specs`` (seats alternating from the first), seed ``seed``."""
     from yyenvs.agents import make_agent
-    from yyenvs.agents.match import play_games, seat_pattern
+    from yyenvs.evaluation.matches import play_games, seat_pattern
     agents = [make_agent(spec, core, seed + k) for k, spec in enumerate(specs)]
     seats = np.zeros((1, 1), np.int64) if core.num_players == 1 else seat_pattern(0, 1, core.num_players, 1)
     seeds = np.array([seed], np.uint64)
