@@ -147,7 +147,6 @@ class AZTrainer(TrainingRun):
             self.elapsed_before = 0.0
             self.resumed_from = None
             self.last_eval: dict = {}
-            self.recent: list[float] = []  # losses since the last log line
             if resume is not None:
                 self._restore(*resume)
         except BaseException:
@@ -206,7 +205,8 @@ class AZTrainer(TrainingRun):
         for group in self.opt.param_groups:
             group["lr"] = rate
 
-    def train_step(self) -> float:
+    def train_step(self) -> tuple[float, float]:
+        """One gradient step on a batch from the replay buffer; its policy and value losses."""
         batch = self.replay.sample(self.az["batch_size"], self.rng, self.symmetries)
         obs, mask, policy, value = (t.to(self.device, non_blocking=True) for t in batch)
         logits, v = self.net(obs)

@@ -237,15 +237,10 @@ class TrainingRun:
         entrants[0].name = "final"
         n = len(entrants)
         base = set(range(n - len(baselines), n))
-        games = {}
-        for i in range(n):
-            for j in range(i + 1, n):
-                if i == 0 and j in base:
-                    games[(i, j)] = max(ev["final_games"], 2) if ev["final_games"] else ev["table_games"]
-                elif i in base and j in base:
-                    games[(i, j)] = ev["table_games"]
-                else:
-                    games[(i, j)] = ev["table_games"]
+        final_games = max(ev["final_games"], 2) if ev["final_games"] else ev["table_games"]
+        # the final policy against each baseline: final_games; every other pair: table_games
+        games = {(i, j): final_games if i == 0 and j in base else ev["table_games"]
+                 for i in range(n) for j in range(i + 1, n)}
         games = {p: g for p, g in games.items() if g >= 2}
         t0 = time.time()
         result = tournament(self.core, entrants, games, seed=self.cfg["seed"] + 77)

@@ -1,5 +1,6 @@
 """Yin Yang Koi: two koi families on a wrapping pond (spec: ``seeds/koi.md``).
 
 ``core`` the core class, ``rules`` the state layout and the rule kernels,
-``text`` move notation and text boards, ``render`` the pictures, ``spec`` the declared facts.
+``text`` move notation and text boards, ``ansi`` the text picture, ``picture`` the drawn
+scene, ``spec`` the declared facts.
 """

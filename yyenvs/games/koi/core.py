@@ -188,5 +188,3 @@ class KoiCore(GameCore):
         """The text board of row ``index`` in the format of :meth:`from_text`."""
         self.check_state(state)
         return koi_text.to_text(state, index, self.board_size)
-
-    # -- rendering --------------------------------------------------------------
