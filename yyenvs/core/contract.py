@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import functools
 from typing import Any, ClassVar
 
 import numpy as np
@@ -82,6 +83,12 @@ def _action_value(x) -> int:
 CHANCE_PLAYER = -1
 
 
+@functools.cache
+def field_names(kind: type) -> tuple[str, ...]:
+    """The field names of a state dataclass, in order (cached: the hot paths ask every step)."""
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
 @dataclasses.dataclass
 class BatchState:
     """Fields shared by every game state; a game's state subclasses this.
@@ -109,26 +116,29 @@ class BatchState:
     def done(self) -> np.ndarray:
         return self.terminated | self.truncated
 
-    def _map(self, fn, keep_layout: bool = True) -> "BatchState":
-        new = type(self)(**{f.name: fn(getattr(self, f.name)) for f in dataclasses.fields(self)})
+    def _new(self, arrays: dict, keep_layout: bool = True) -> "BatchState":
+        """A state of this type from ``arrays`` (one per field); the core's check stamp carries over
+        when the layout is the same."""
+        new = type(self)(**arrays)
         layout = getattr(self, "_layout", None)
-        if keep_layout and layout is not None:  # same layout: the core's check stamp carries over
+        if keep_layout and layout is not None:
             new._layout = layout
         return new
 
     def copy(self) -> "BatchState":
         """A deep copy (new arrays)."""
-        return self._map(np.copy)
+        return self._new({name: getattr(self, name).copy(order="K") for name in field_names(type(self))})
 
     def take(self, rows) -> "BatchState":
         """The rows ``rows`` (an index array or a boolean mask) as a new batch."""
         rows = np.asarray(rows)
-        return self._map(lambda a: a[rows], keep_layout=rows.ndim == 1)
+        return self._new({name: getattr(self, name)[rows] for name in field_names(type(self))},
+                         keep_layout=rows.ndim == 1)
 
     def put(self, rows, other: "BatchState") -> None:
         """Overwrite rows ``rows`` with the rows of ``other`` (same length)."""
-        for f in dataclasses.fields(self):
-            getattr(self, f.name)[rows] = getattr(other, f.name)
+        for name in field_names(type(self)):
+            getattr(self, name)[rows] = getattr(other, name)
 
     @classmethod
     def concatenate(cls, states) -> "BatchState":
@@ -183,6 +193,7 @@ class GameCore(abc.ABC):
 
     #: True when chance events are nodes of the chance player (game option ``chance="explicit"``)
     explicit_chance: bool = False
+    samples_chance: bool = False  # set by __init__ (see there)
 
     #: the layout of this core's states (see :meth:`check_state`); made on first use
     _layout: Any = None
@@ -191,6 +202,8 @@ class GameCore(abc.ABC):
         self.options = self.spec.check_options(options)
         if self.spec.chance:
             self.explicit_chance = self.options.get("chance") == "explicit"
+        #: this core draws chance itself: a row at a chance node has no move here (check_no_chance_node)
+        self.samples_chance = self.spec.chance and not self.explicit_chance
 
     @property
     def name(self) -> str:
@@ -291,8 +304,14 @@ class GameCore(abc.ABC):
         IllegalActionError names the first bad row; nothing changes then.
         """
         self.check_state(state)
-        self.check_no_chance_node(state)
-        actions = self.check_actions(state, actions)
+        if self.samples_chance:
+            self.check_no_chance_node(state)
+        return self.step_checked(state, self.check_actions(state, actions))
+
+    def step_checked(self, state: BatchState, actions: np.ndarray) -> BatchState:
+        """:meth:`step` for a caller that has checked ``state`` and ``actions`` itself (a (B,) int64
+        array inside the action space, ``-1`` to skip a row), as the learner envs do, so that an env
+        step checks each action once; the kernel still refuses an illegal one."""
         bad = self._step(state, actions)
         if bad >= 0:
             self.raise_illegal(state, actions, bad)
@@ -304,8 +323,10 @@ class GameCore(abc.ABC):
         At a chance node (explicit chance) it lists the outcomes that can happen.
         """
         self.check_state(state)
-        self.check_no_chance_node(state)
-        out = self._out_buffer(out, (state.batch_size, self.num_actions), np.bool_, "legal_action_mask")
+        if self.samples_chance:
+            self.check_no_chance_node(state)
+        shape = (state.batch_size, self.num_actions)
+        out = np.empty(shape, np.bool_) if out is None else self._out_buffer(out, shape, np.bool_, "legal_action_mask")
         self._mask(state, out)
         return out
 
@@ -313,8 +334,9 @@ class GameCore(abc.ABC):
         """(B, *observation_shape) observation of row i from seat player[i] (into ``out`` if given)."""
         self.check_state(state)
         seats = self.seats(state, player)
-        out = self._out_buffer(out, (state.batch_size,) + tuple(self.observation_shape),
-                               self.observation_dtype, "observe")
+        shape = (state.batch_size, *self.observation_shape)
+        out = (np.empty(shape, self.observation_dtype) if out is None
+               else self._out_buffer(out, shape, self.observation_dtype, "observe"))
         self._observe(state, seats, out)
         return out
 
@@ -356,12 +378,13 @@ class GameCore(abc.ABC):
         return (state.current_player == CHANCE_PLAYER) & ~state.done
 
     def check_no_chance_node(self, state: BatchState) -> None:
-        """ValueError naming the first row waiting for a chance outcome when this core samples chance.
+        """ValueError naming the first row waiting for a chance outcome when this core samples chance
+        (:attr:`samples_chance`; the public methods ask only then).
 
         Both chance modes share one state layout, but a sampled core has no outcome
         actions: a state of the explicit core at a chance node has no move here.
         """
-        if self.spec.chance and not self.explicit_chance:
+        if self.samples_chance:
             waiting = np.flatnonzero((state.current_player == CHANCE_PLAYER) & ~state.done)
             if waiting.size:
                 raise ValueError(f"{self.name}: row {int(waiting[0])} waits for a chance outcome, which this "

@@ -53,13 +53,14 @@ def _hash_rows(words, out):
 
 def hash_u64(*words) -> np.ndarray:
     """SplitMix64 hash of several uint64 words, broadcast against each other."""
-    arrays = np.broadcast_arrays(*[np.asarray(w, dtype=np.uint64) for w in words])
-    shape = arrays[0].shape
-    stacked = np.empty((len(arrays), int(np.prod(shape))), dtype=np.uint64)
+    arrays = [np.asarray(w, dtype=np.uint64) for w in words]
+    shape = np.broadcast(*arrays).shape
+    stacked = np.empty((len(arrays),) + shape, dtype=np.uint64)
     for k, a in enumerate(arrays):
-        stacked[k] = a.reshape(-1)
-    out = np.empty(stacked.shape[1], dtype=np.uint64)
-    _hash_rows(stacked, out)
+        stacked[k] = a  # broadcast by the assignment (numpy's own, no Python-level helpers)
+    flat = stacked.reshape(len(arrays), -1)
+    out = np.empty(flat.shape[1], dtype=np.uint64)
+    _hash_rows(flat, out)
     return out.reshape(shape)
 
 

@@ -25,6 +25,10 @@ from yyenvs.envs.spaces import action_space, observation_layout, observation_spa
 from yyenvs.games import make_core
 
 
+#: action types taken without conversion (numpy's too); bool is not one of them
+_INTEGERS = (int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.intp)
+
+
 class GameEnv(gym.Env):
     """``game`` (a registry name) for one learner.
 
@@ -117,10 +121,13 @@ class GameEnv(gym.Env):
         if self._over:
             raise RuntimeError("the episode is over (or an OpponentError cut it short); "
                                "call reset() before step()")
-        try:  # a scalar stays as passed (numpy would turn "\x00" into ""), so errors name it
-            a = [action] if np.ndim(action) == 0 else np.array([action]).reshape(1)
-        except Exception:
-            raise IllegalActionError(f"{self.core.name}: action {show(action)} is not one integer") from None
+        if type(action) in _INTEGERS and -2**63 <= action < 2**63:  # the common case, checked once below
+            a = np.array([action], np.int64)
+        else:
+            try:  # a scalar stays as passed (numpy would turn "\x00" into ""), so errors name it
+                a = [action] if np.ndim(action) == 0 else np.array([action]).reshape(1)
+            except Exception:
+                raise IllegalActionError(f"{self.core.name}: action {show(action)} is not one integer") from None
         try:
             reward, terminated, truncated, illegal = self._batch.step(a)
         except OpponentError:

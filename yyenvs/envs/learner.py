@@ -142,7 +142,7 @@ class LearnerBatch:
             answer = self.opponent(sub, sub_mask, waiting)
             actions = np.full(self.num_envs, -1, dtype=np.int64)
             actions[waiting] = self._check_opponent(answer, sub, sub_mask, waiting)
-            self.core.step(s, actions)
+            self.core.step_checked(s, actions)  # each checked by _check_opponent
             reward[waiting] += s.rewards[waiting, seat[waiting]]
         self.mask = None
 
@@ -192,7 +192,7 @@ class LearnerBatch:
                                            beyond="outside the action space")
         if skip is not None:
             actions = np.where(skip, 0, actions)
-        out = np.flatnonzero((actions < 0) | (actions >= self.core.num_actions))
+        out = ((actions < 0) | (actions >= self.core.num_actions)).nonzero()[0]
         if out.size:
             i = int(out[0])
             value = given[i] if isinstance(given, (list, tuple)) else np.asarray(given)[i]
@@ -216,12 +216,12 @@ class LearnerBatch:
         playing = acting & ~s.done
         illegal = ~legal & playing
         live = legal & playing
-        reward = np.where(acting, self.carry, 0).astype(np.float32)
+        reward = self.carry * acting
         self.carry[acting] = 0
         self.unplayed[acting] = False
-        self.core.step(s, np.where(live, actions, -1))
+        self.core.step_checked(s, np.where(live, actions, -1))  # checked above: once per step
         reward[live] += s.rewards[live, self.learner_seat[live]]
-        self._play_opponents(np.flatnonzero(live), reward)
+        self._play_opponents(live.nonzero()[0], reward)
         reward[illegal] = ILLEGAL_ACTION_REWARD
         terminated = (s.terminated & acting) | illegal
         truncated = s.truncated & acting & ~illegal
@@ -240,9 +240,8 @@ class LearnerBatch:
     def action_masks(self) -> np.ndarray:
         """(num_envs, num_actions) bool: the learner's legal actions; action 0 alone in an
         :attr:`unplayed` game, none in a game it has finished."""
-        self.started("action_masks()")
         if self.mask is None:
-            self.mask = self.core.legal_action_mask(self.state)
+            self.mask = self.core.legal_action_mask(self.started("action_masks()"))
             self.mask[self.unplayed] = False
             self.mask[self.unplayed, 0] = True
         return self.mask
