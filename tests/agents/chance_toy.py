@@ -63,9 +63,7 @@ class DiceRaceCore(GameCore):
         seeds = game_seeds(seeds)
         B = seeds.shape[0]
         return DiceRaceState(
-            current_player=np.zeros(B, np.int8), rewards=np.zeros((B, 2), np.float32),
-            terminated=np.zeros(B, bool), truncated=np.zeros(B, bool), ply=np.zeros(B, np.int32),
-            seed=seeds.copy(), pos=np.zeros((B, 2), np.int16), turns=np.zeros(B, np.int16),
+            **DiceRaceState.start_of_game(seeds.copy(), 2), pos=np.zeros((B, 2), np.int16), turns=np.zeros(B, np.int16),
             roller=np.full(B, -1, np.int8), rng=hash_u64(seeds, np.uint64(0xD1CE)))
 
     # -- rules ------------------------------------------------------------------

@@ -108,6 +108,15 @@ class BatchState:
     # ``vars(state)`` still holds the fields only.
     __slots__ = ("_layout", "__dict__", "__weakref__")
 
+    @staticmethod
+    def start_of_game(seeds: np.ndarray, num_players: int) -> dict:
+        """The shared fields of games about to start from ``seeds`` ((B,) uint64): seat 0 to move, no
+        reward, not over, ply 0.  A core's ``init`` adds its own fields to these."""
+        B = seeds.shape[0]
+        return {"current_player": np.zeros(B, np.int8), "rewards": np.zeros((B, num_players), np.float32),
+                "terminated": np.zeros(B, bool), "truncated": np.zeros(B, bool), "ply": np.zeros(B, np.int32),
+                "seed": seeds}
+
     @property
     def batch_size(self) -> int:
         return int(self.current_player.shape[0])

@@ -118,12 +118,7 @@ class KoiCore(GameCore):
             board[:, yang] = YANG_KOI
             phase[:] = PLAY
         return KoiState(
-            current_player=np.zeros(b, dtype=np.int8),
-            rewards=np.zeros((b, 2), dtype=np.float32),
-            terminated=np.zeros(b, dtype=bool),
-            truncated=np.zeros(b, dtype=bool),
-            ply=np.zeros(b, dtype=np.int32),
-            seed=seeds,
+            **KoiState.start_of_game(seeds, 2),
             board=board,
             koi=koi,
             fry=np.zeros((b, 2), dtype=np.int16),

@@ -105,14 +105,14 @@ def swim_end(board, b, s, d, rays, me):
     N - 1 points without a block mean the ray comes back to its (vacated)
     start point without meeting one.
     """
-    own_koi = 3 + me
-    own_fry = 1 + me
-    opp_koi = 4 - me
+    own_koi = YIN_KOI + me
+    own_fry = YIN_FRY + me
+    opp_koi = YANG_KOI - me
     last = -1
     for i in range(rays.shape[2]):
         q = rays[s, d, i]
         v = board[b, q]
-        if v == 5 or v == own_koi or v == own_fry:
+        if v == TAIJI or v == own_koi or v == own_fry:
             return last
         if v == opp_koi:
             return -1
@@ -155,9 +155,9 @@ def mask_kernel(state, rules, out):
         out[b, :] = False
         if terminated[b] or truncated[b]:
             continue
-        if phase[b] == 0:
+        if phase[b] == SETUP:
             for p in range(npts):
-                out[b, p] = board[b, p] == 0
+                out[b, p] = board[b, p] == EMPTY
         else:
             me = np.int64(cur[b])
             for k in range(5):
@@ -176,8 +176,8 @@ def _check_rows(state, rules, actions, lo, hi, illegal):
         a = actions[b]
         if a < 0:
             illegal[b] = False
-        elif phase[b] == 0:
-            illegal[b] = not (a < npts and board[b, a] == 0)
+        elif phase[b] == SETUP:
+            illegal[b] = not (a < npts and board[b, a] == EMPTY)
         elif a < npts:
             illegal[b] = True
         else:
@@ -204,16 +204,16 @@ def _step_rows(state, rules, actions, lo, hi):
             continue
         me = np.int64(cur[b])
         opp = 1 - me
-        own_fry = 1 + me
-        opp_fry = 2 - me
-        if phase[b] == 0:  # spec 3.1: place the mover's next koi
-            board[b, a] = 3 + me
+        own_fry = YIN_FRY + me
+        opp_fry = YANG_FRY - me
+        if phase[b] == SETUP:  # spec 3.1: place the mover's next koi
+            board[b, a] = YIN_KOI + me
             for k in range(5):
                 if koi[b, me, k] < 0:
                     koi[b, me, k] = a
                     break
             if koi[b, 0, 4] >= 0 and koi[b, 1, 4] >= 0:
-                phase[b] = 1
+                phase[b] = PLAY
         else:
             k = (a - npts) // num_dirs
             d = (a - npts) % num_dirs
@@ -232,13 +232,13 @@ def _step_rows(state, rules, actions, lo, hi):
                 gained += 1
             if board[b, end] == opp_fry:
                 fry[b, opp] -= 1
-            board[b, end] = 3 + me
+            board[b, end] = YIN_KOI + me
             koi[b, me, k] = end
             fry[b, me] += gained
         ply[b] += 1
         cur[b] = opp
         # spec 6: the win at the threshold, then the loss of a player with no move
-        if phase[b] == 1 and (fry[b, me] >= win_fry
+        if phase[b] == PLAY and (fry[b, me] >= win_fry
                               or count_swims(board, koi, b, opp, rays, num_dirs, True) == 0):
             terminated[b] = True
             winner[b] = me
@@ -278,11 +278,11 @@ def observe_kernel(state, rules, player, out):
     for b in prange(nb):
         me = np.int64(player[b])
         opp = 1 - me
-        own_koi = 3 + me
-        opp_koi = 4 - me
-        own_fry = 1 + me
-        opp_fry = 2 - me
-        setup = np.float32(1.0 if phase[b] == 0 else 0.0)
+        own_koi = YIN_KOI + me
+        opp_koi = YANG_KOI - me
+        own_fry = YIN_FRY + me
+        opp_fry = YANG_FRY - me
+        setup = np.float32(1.0 if phase[b] == SETUP else 0.0)
         own = np.float32(min(fry[b, me] / win_fry, 1.0))
         oth = np.float32(min(fry[b, opp] / win_fry, 1.0))
         pl = np.float32(min(ply[b] / max_plies, 1.0))
@@ -292,7 +292,7 @@ def observe_kernel(state, rules, player, out):
             out[b, p, 1] = 1.0 if v == opp_koi else 0.0
             out[b, p, 2] = 1.0 if v == own_fry else 0.0
             out[b, p, 3] = 1.0 if v == opp_fry else 0.0
-            out[b, p, 4] = 1.0 if v == 5 else 0.0
+            out[b, p, 4] = 1.0 if v == TAIJI else 0.0
             for k in range(5):
                 out[b, p, 5 + k] = 0.0
             out[b, p, 10] = setup

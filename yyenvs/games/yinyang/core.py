@@ -172,9 +172,7 @@ class YinYangCore(GameCore):
     def _empty(self, B):
         P, N = self.num_players, self.num_cities
         return YinYangState(
-            current_player=np.zeros(B, np.int8), rewards=np.zeros((B, P), np.float32),
-            terminated=np.zeros(B, bool), truncated=np.zeros(B, bool), ply=np.zeros(B, np.int32),
-            seed=np.zeros(B, np.uint64), rng=np.zeros(B, np.uint64),
+            **YinYangState.start_of_game(np.zeros(B, np.uint64), P), rng=np.zeros(B, np.uint64),
             flow=np.zeros((B, L.FLOW_COLUMNS), np.int16), turn_order=np.full((B, 4), -1, np.int8),
             cities=np.zeros((B, N, 3), np.int8), taiji=np.zeros((B, 8, 4), np.int8),
             goods=np.zeros((B, 4, 4), np.int8), players=np.zeros((B, P, L.PLAYER_COLUMNS), np.int16),

@@ -114,12 +114,7 @@ class YoxiiCore(GameCore):
         seeds = game_seeds(seeds, self.name)
         B = seeds.shape[0]
         return YoxiiState(
-            current_player=np.zeros(B, np.int8),
-            rewards=np.zeros((B, 2), np.float32),
-            terminated=np.zeros(B, bool),
-            truncated=np.zeros(B, bool),
-            ply=np.zeros(B, np.int32),
-            seed=seeds,
+            **YoxiiState.start_of_game(seeds, 2),
             board=np.zeros((B, NUM_CELLS), np.int8),
             totem=np.full(B, CENTRE, np.int8),
             stock=np.tile(np.array(STOCK, np.int8), (B, 2, 1)),
