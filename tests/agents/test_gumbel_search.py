@@ -436,3 +436,23 @@ def test_parts_in_flight_overlap_the_network_and_the_cpu():
     for bad in (0, 9, 1.5):
         with pytest.raises(ValueError, match="in_flight must be an integer from 1 to 8"):
             GumbelSearch(core, slow, in_flight=bad)
+
+
+def test_the_q_transform_is_a_setting_of_the_search():
+    """``qtransform`` chooses the value an unvisited root action takes: the network's value mixed with
+    the visited ones (the default), or the root's own mean value.  With a network whose value differs
+    from every rollout of the position, the two give different improved policies; the default is
+    what a search without the setting does."""
+    from yyenvs.search.settings import GumbelSettings
+    core = make_core("koi", quick_start=True)
+    state = random_positions(core, np.arange(6), np.full(6, 3))
+    state = state.take(np.flatnonzero(~state.done))
+    net = row_network(core)
+
+    def policy(**settings):
+        return GumbelSearch(core, net, 6, seed=1, max_considered=16, **settings).run(state).policy
+    plain, mixed, parent = policy(), policy(qtransform="mix_value"), policy(qtransform="parent")
+    assert np.array_equal(plain, mixed) and not np.array_equal(mixed, parent)
+    assert np.allclose(parent.sum(1), 1.0)
+    with pytest.raises(ValueError, match="qtransform must be 'mix_value' or 'parent'"):
+        GumbelSettings(qtransform="min_max")

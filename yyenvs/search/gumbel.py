@@ -91,7 +91,7 @@ from yyenvs.search.action_selection import gumbel_root_edge, puct_edge, sample_e
 from yyenvs.search.backup import backup, step_discount
 from yyenvs.search.plugins import (Decision, Leaves, Plugin, Proofs, RolloutMix, Run, WinsAtOnce,
                                           children_of)
-from yyenvs.search.qtransforms import sigma_q
+from yyenvs.search.qtransforms import QTRANSFORMS, sigma_q
 from yyenvs.search.seq_halving import consider, considered_table
 from yyenvs.search.settings import GumbelSettings
 from yyenvs.search.tree import Tree, Walk, add_child
@@ -110,7 +110,7 @@ Roots = namedtuple("Roots", "considered n_considered table chance_key nodes_per_
 #: what the search's plug-ins decided at the roots: actions to play only from, and actions never to play
 Restrict = namedtuple("Restrict", "only barred")
 #: the settings the selection reads
-Selection = namedtuple("Selection", "c_puct maxvisit_init value_scale discount")
+Selection = namedtuple("Selection", "c_puct maxvisit_init value_scale discount qtransform")
 
 
 @batch_kernel(parallel_min_batch=64)
@@ -131,7 +131,7 @@ def _select_rows(sim, nodes, edges, roots, selection, walk, q, lo, hi):
     node_count, parent, action, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
     edge_action, edge_child, edge_prior, edge_logit, edge_noise = edges
     considered, n_considered, table, chance_key, C = roots
-    c_puct, _, _, discount = selection
+    c_puct, _, _, discount, _ = selection
     leaf, is_new, path, depth = walk
     for r in range(lo, hi):
         node = r * C
@@ -324,7 +324,7 @@ class GumbelSearch:
             raise ValueError(f"simulations must be at least 1, got {simulations!r}")
         self.settings = GumbelSettings.make(settings)
         s = self.settings
-        self.selection = Selection(s.c_puct, s.maxvisit_init, s.value_scale, s.discount)
+        self.selection = Selection(s.c_puct, s.maxvisit_init, s.value_scale, s.discount, QTRANSFORMS[s.qtransform])
         self.core = core
         self.search_core = core.with_options(chance="explicit") if core.spec.chance else core
         self.evaluate = self._symmetric(evaluate) if self.settings.average_symmetries else evaluate

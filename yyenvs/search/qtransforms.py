@@ -1,9 +1,21 @@
-"""The Gumbel root's Q-values: completed (an unvisited child takes a value from the network's),
-rescaled to [0, 1] over the siblings, then scaled by the visits (sigma of Danihelka et al.)."""
+"""The Gumbel root's Q-values: completed (an unvisited child takes a value of the Q-transform's
+choosing), rescaled to [0, 1] over the siblings, then scaled by the visits (sigma of Danihelka et al.).
+
+The Q-transforms (:data:`QTRANSFORMS`, the search setting ``qtransform``):
+
+* ``"mix_value"`` (the default): an unvisited child takes the node's network value mixed with the
+  visited children's Q-values, weighted by their priors (Danihelka et al.'s completed Q-values);
+* ``"parent"``: an unvisited child takes the node's own mean value (as mctx's transform by parent and
+  siblings does).
+"""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+MIX_VALUE, PARENT = 0, 1
+#: the Q-transforms by name, as the ``qtransform`` setting gives them
+QTRANSFORMS = {"mix_value": MIX_VALUE, "parent": PARENT}
 
 
 @njit(cache=True)
@@ -11,7 +23,7 @@ def sigma_q(node, player, edges, n_edges, all_edges, nodes, tree_edges, selectio
     """sigma(completed Q) for ``player`` of the edges ``edges[:n_edges]`` of ``node`` into
     ``out`` (``nodes``, ``tree_edges``: the tree's :class:`~.tree.Nodes` and
     :class:`~.tree.Edges`; ``selection``: the search's settings, its ``maxvisit_init`` and
-    ``value_scale``); ``all_edges``: those are every edge of the node (else the others
+    ``value_scale``, and ``qtransform``, a value of :data:`QTRANSFORMS`); ``all_edges``: those are every edge of the node (else the others
     are unvisited).
     The completed Q is a visited child's mean value, else the mix of the node's network value
     and the visited Q-values; it is rescaled to [0, 1] over all the node's edges.  Returns
@@ -32,9 +44,12 @@ def sigma_q(node, player, edges, n_edges, all_edges, nodes, tree_edges, selectio
             sum_p += p
             weighted += p * value_sum[ch, player] / n
             top_n = max(top_n, n)
-    mixed = raw_value[node, player]
-    if sum_n > 0:
-        mixed = (mixed + sum_n * weighted / sum_p) / (sum_n + 1)
+    if selection.qtransform == PARENT:
+        mixed = nodes.value_sum[node, player] / max(visits[node], 1)
+    else:
+        mixed = raw_value[node, player]
+        if sum_n > 0:
+            mixed = (mixed + sum_n * weighted / sum_p) / (sum_n + 1)
     lo = np.inf if all_edges else mixed
     hi = -np.inf if all_edges else mixed
     for j in range(n_edges):

@@ -138,6 +138,9 @@ class GumbelSettings(Settings):
     c_puct: float = setting(1.25, "PUCT exploration below the root", float, low=0.0)
     value_scale: float = setting(0.1, "sigma(q) = (maxvisit_init + max visits) * value_scale * q", float, low=0.0)
     maxvisit_init: float = setting(50.0, "see value_scale", float, low=0.0)
+    qtransform: str = setting("mix_value", "the value an unvisited root action takes in sigma(q): mix_value, "
+                                           "the network's value mixed with the visited ones; parent, the root's "
+                                           "mean value", str, choices=("mix_value", "parent"))
     find_wins: bool = setting(False, "the search tries every move of a new node's mover for a win at once", bool)
     rollout_weight: float = setting(0.0, "share of a leaf's value from a rollout with the game's heuristic "
                                          "(0: the network alone)", float, low=0.0, high=1.0)

@@ -36,8 +36,8 @@ class ConfigError(OptionError):
 # key -> default; the type of the default is the type required (int accepted for float)
 #: the settings of the Gumbel search that a config has (``az.<name>``): their defaults, ranges and
 #: meanings are the search's own (:class:`~yyenvs.search.settings.GumbelSettings`)
-SEARCH_KEYS = ("max_considered", "gumbel_scale", "c_puct", "value_scale", "maxvisit_init", "find_wins", "discount",
-               "in_flight")
+SEARCH_KEYS = ("max_considered", "gumbel_scale", "c_puct", "value_scale", "maxvisit_init", "qtransform", "find_wins",
+               "discount", "in_flight")
 #: meanings of the keys that have no comment beside their default
 DESCRIPTIONS = {f"az.{name}": GumbelSettings.doc(name) for name in SEARCH_KEYS}
 
@@ -163,10 +163,12 @@ RANGES = {
     "rllib.num_env_runners": "[0, 100000]", "rllib.league_win_rate": "[0, 1]",
     # the search's own settings, as the search declares them
     **{f"az.{name}": GumbelSettings.allowed(name).interval() for name in SEARCH_KEYS
-       if GumbelSettings.allowed(name).kind is not bool},
+       if GumbelSettings.allowed(name).kind in (int, float)},
 }
 CHOICES = {"game": tuple(GAMES), "ppo.activation": ("relu", "tanh"), "algo": ("ppo", "az"),
-           "rllib.mode": ("selfplay", "vector"), "az.lr_schedule": ("constant", "cosine")}
+           "rllib.mode": ("selfplay", "vector"), "az.lr_schedule": ("constant", "cosine"),
+           **{f"az.{name}": GumbelSettings.allowed(name).choices for name in SEARCH_KEYS
+              if GumbelSettings.allowed(name).kind is str}}
 OPPONENT = re.compile(r"random|greedy|pretrained(?::fast)?|mcts(:[1-9][0-9]{0,6})?")
 
 
