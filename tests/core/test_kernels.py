@@ -176,3 +176,16 @@ def test_yinyang_blocks_of_rows_have_their_own_scratch():
     np.testing.assert_array_equal(ha, hb)
     for f in vars(a):
         assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
+def test_a_state_hands_its_arrays_to_a_kernel_by_their_own_names():
+    """``state.arrays(Tuple)``: the named tuple of those fields, the very arrays (no copies), one field too."""
+    from collections import namedtuple
+
+    from yyenvs.games import make_core
+    state = make_core("koi").init(np.arange(3))
+    Two = namedtuple("Two", "board current_player")
+    One = namedtuple("One", "ply")
+    two, one = state.arrays(Two), state.arrays(One)
+    assert two.board is state.board and two.current_player is state.current_player
+    assert one.ply is state.ply and len(one) == 1

@@ -50,6 +50,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import functools
+import operator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -81,6 +82,14 @@ def _action_value(x) -> int:
 
 #: ``current_player`` of a row waiting for a chance outcome (explicit chance)
 CHANCE_PLAYER = -1
+
+
+@functools.cache
+def _fields_of(kind: type):
+    """A getter of a named tuple's fields from a state, as a tuple (cached: every kernel call asks)."""
+    if len(kind._fields) == 1:  # attrgetter of one name gives the value itself
+        return lambda state: (getattr(state, kind._fields[0]),)
+    return operator.attrgetter(*kind._fields)
 
 
 @functools.cache
@@ -116,6 +125,11 @@ class BatchState:
         return {"current_player": np.zeros(B, np.int8), "rewards": np.zeros((B, num_players), np.float32),
                 "terminated": np.zeros(B, bool), "truncated": np.zeros(B, bool), "ply": np.zeros(B, np.int32),
                 "seed": seeds}
+
+    def arrays(self, kind):
+        """This state's fields as the named tuple ``kind`` (its fields a subset of the state's, by the same
+        names): how a core hands its state to a numba kernel."""
+        return kind(*_fields_of(kind)(self))
 
     @property
     def batch_size(self) -> int:

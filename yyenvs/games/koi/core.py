@@ -127,15 +127,10 @@ class KoiCore(GameCore):
         )
 
     def _step(self, state: KoiState, actions) -> int:
-        return step_kernel(self._arrays(state), self.rules, actions)
-
-    @staticmethod
-    def _arrays(state: KoiState) -> KoiArrays:
-        return KoiArrays(state.board, state.koi, state.fry, state.phase, state.current_player, state.rewards,
-                         state.terminated, state.truncated, state.ply, state.winner)
+        return step_kernel(state.arrays(KoiArrays), self.rules, actions)
 
     def _mask(self, state: KoiState, out) -> None:
-        mask_kernel(self._arrays(state), self.rules, out)
+        mask_kernel(state.arrays(KoiArrays), self.rules, out)
 
     def _observe(self, state: KoiState, seats, out) -> None:
         """Planes (N, N, 14) float32 from seat ``seats[i]``'s side (spec 9).
@@ -145,13 +140,13 @@ class KoiCore(GameCore):
         12 opposing fry / win_fry, 13 ply / max_plies (11-13 capped at 1).
         """
         n = self.board_size
-        observe_kernel(self._arrays(state), self.rules, seats, out.reshape(state.batch_size, n * n, NUM_PLANES))
+        observe_kernel(state.arrays(KoiArrays), self.rules, seats, out.reshape(state.batch_size, n * n, NUM_PLANES))
 
     def _heuristic(self, state: KoiState, seats, out) -> None:
         """Fry difference plus ``mobility_weight`` times the difference in legal
         swims, from seat ``seats[i]``'s side; +-1000 for a decided game, 0 for
         a truncated one."""
-        heuristic_kernel(self._arrays(state), self.rules, seats, float(self.mobility_weight), out)
+        heuristic_kernel(state.arrays(KoiArrays), self.rules, seats, float(self.mobility_weight), out)
 
     def count_moves(self, state: KoiState, player) -> np.ndarray:
         """(B,) number of legal swims seat player[i] would have in row i."""

@@ -138,7 +138,7 @@ def count_swims(board, koi, b, me, rays, num_dirs, stop_at_first):
 
 # --- batch kernels (loop over the rows) ----------------------------------------
 #: a batch's arrays as the kernels take them (``KoiState``'s fields of the same names)
-KoiArrays = namedtuple("KoiArrays", "board koi fry phase cur rewards terminated truncated ply winner")
+KoiArrays = namedtuple("KoiArrays", "board koi fry phase current_player rewards terminated truncated ply winner")
 #: what the kernels need of a core: the rays of its pond, its size and directions, its thresholds
 KoiRules = namedtuple("KoiRules", "rays n num_dirs win_fry max_plies")
 
@@ -146,7 +146,7 @@ KoiRules = namedtuple("KoiRules", "rays n num_dirs win_fry max_plies")
 @batch_kernel
 def mask_kernel(state, rules, out):
     """Fill every entry of ``out`` (B, A) (it may come uninitialised)."""
-    board, koi, phase, cur = state.board, state.koi, state.phase, state.cur
+    board, koi, phase, cur = state.board, state.koi, state.phase, state.current_player
     terminated, truncated = state.terminated, state.truncated
     rays, num_dirs = rules.rays, rules.num_dirs
     nb = board.shape[0]
@@ -170,7 +170,7 @@ def mask_kernel(state, rules, out):
 @njit(cache=True)
 def _check_rows(state, rules, actions, lo, hi, illegal):
     """Whether each action of rows lo..hi-1 is illegal (spec 3.1, 4.3 - 4.5); -1 is no action."""
-    board, koi, phase, cur = state.board, state.koi, state.phase, state.cur
+    board, koi, phase, cur = state.board, state.koi, state.phase, state.current_player
     rays, num_dirs, npts = rules.rays, rules.num_dirs, rules.n * rules.n
     for b in range(lo, hi):
         a = actions[b]
@@ -191,7 +191,7 @@ def _step_rows(state, rules, actions, lo, hi):
     """Play the legal actions of rows lo..hi-1 (none where -1): a set-up placement or a swim, then
     the turn passes and the game may end.  The arrays are taken out of the tuples once: reading
     a tuple's field in the loop costs about as much as the step."""
-    board, koi, fry, phase, cur = state.board, state.koi, state.fry, state.phase, state.cur
+    board, koi, fry, phase, cur = state.board, state.koi, state.fry, state.phase, state.current_player
     rewards, terminated, truncated, ply, winner = (state.rewards, state.terminated, state.truncated,
                                                    state.ply, state.winner)
     rays, n, num_dirs, win_fry, max_plies = rules.rays, rules.n, rules.num_dirs, rules.win_fry, rules.max_plies
