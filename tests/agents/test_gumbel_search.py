@@ -456,3 +456,11 @@ def test_the_q_transform_is_a_setting_of_the_search():
     assert np.allclose(parent.sum(1), 1.0)
     with pytest.raises(ValueError, match="qtransform must be 'mix_value' or 'parent'"):
         GumbelSettings(qtransform="min_max")
+    from yyenvs.agents.az import parse_az_spec
+    from yyenvs.training.config import ConfigError, load_config
+    assert parse_az_spec("az:x:8:qtransform=parent")[2] == {"qtransform": "parent"}
+    with pytest.raises(ValueError, match="qtransform must be 'mix_value' or 'parent', got 'nan'"):
+        parse_az_spec("az:x:8:qtransform=nan")
+    assert load_config("configs/az_koi.yaml", ["az.qtransform=parent"])["az"]["qtransform"] == "parent"
+    with pytest.raises(ConfigError, match="az.qtransform"):
+        load_config("configs/az_koi.yaml", ["az.qtransform=3"])
