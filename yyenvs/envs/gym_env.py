@@ -26,7 +26,7 @@ from yyenvs.games import make_core
 
 
 #: action types taken without conversion (numpy's too); bool is not one of them
-_INTEGERS = (int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32, np.intp)
+_INTEGERS = (int, np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.uint32)
 
 
 class GameEnv(gym.Env):
