@@ -184,42 +184,42 @@ class YinYangCore(GameCore):
         s = self._empty(seeds.shape[0])
         s.seed[:] = seeds
         s.rng[:] = hash_u64(seeds, np.uint64(0x59696E59616E67))
-        init_kernel(L.arrays_of(s), self._tables, L.new_work(s.batch_size))
+        init_kernel(s.arrays(L.Arrays), self._tables, L.new_work(s.batch_size))
         return s
 
     def _step(self, state: YinYangState, actions) -> int:
-        arrays = L.arrays_of(state)
+        arrays = state.arrays(L.Arrays)
         legal = np.empty((state.batch_size, self.num_actions), dtype=bool)
         mask_kernel(arrays, self._tables, legal)
         return step_kernel(arrays, self._tables, actions, legal, L.new_work(state.batch_size))
 
     def _mask(self, state: YinYangState, out) -> None:
-        mask_kernel(L.arrays_of(state), self._tables, out)
+        mask_kernel(state.arrays(L.Arrays), self._tables, out)
 
     def _observe(self, state: YinYangState, seats, out) -> None:
-        observe_kernel(L.arrays_of(state), self._tables, seats, out)
+        observe_kernel(state.arrays(L.Arrays), self._tables, seats, out)
 
     def _heuristic(self, state: YinYangState, seats, out) -> None:
-        heuristic_kernel(L.arrays_of(state), self._tables, seats, out, L.new_work(state.batch_size))
+        heuristic_kernel(state.arrays(L.Arrays), self._tables, seats, out, L.new_work(state.batch_size))
 
     def _chance_probabilities(self, state: YinYangState, out) -> None:
-        probabilities_kernel(L.arrays_of(state), self._tables, out)
+        probabilities_kernel(state.arrays(L.Arrays), self._tables, out)
 
     def _sample_chance(self, state: YinYangState, out) -> None:
-        sample_kernel(L.arrays_of(state), self._tables, out)
+        sample_kernel(state.arrays(L.Arrays), self._tables, out)
 
     def scores(self, state: YinYangState) -> np.ndarray:
         """(B, P) score of every player as if the game ended now (final score when over)."""
         self.check_state(state)
         out = np.zeros((state.batch_size, self.num_players), dtype=np.int64)
-        scores_kernel(L.arrays_of(state), self._tables, out, L.new_work())
+        scores_kernel(state.arrays(L.Arrays), self._tables, out, L.new_work())
         return out
 
     def solo_level(self, state: YinYangState) -> np.ndarray:
         """(B,) solo achievement level (0 lost, 1 Trainee ... 6 Deity) from the state now."""
         self.check_state(state)
         out = np.zeros(state.batch_size, dtype=np.int64)
-        solo_level_kernel(L.arrays_of(state), self._tables, out)
+        solo_level_kernel(state.arrays(L.Arrays), self._tables, out)
         return out
 
     # -- rendering -------------------------------------------------------------------

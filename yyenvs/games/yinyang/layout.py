@@ -2,10 +2,8 @@
 
 Several state arrays pack a few values per row, per player or per city into
 named columns; the constants below name them.  The kernels take the state
-as one named tuple of arrays (:data:`Arrays`, the fields of
-``core.YinYangState``), passed as a plain tuple (numba types it in C: a
-named tuple costs microseconds more per call) and named in each entry
-kernel: ``st = Arrays(*arrays)``.  The component data and the options are
+as one named tuple of arrays (:data:`Arrays`, fields of ``core.YinYangState``
+of the same names, built by ``state.arrays(Arrays)``).  The component data and the options are
 one numpy record (:data:`TABLES_DTYPE`, built once per core by
 :func:`pack_tables` from the readable :data:`Tables`), and a kernel's scratch
 space another (:data:`WORK_DTYPE`): numba passes a record as one pointer,
@@ -223,11 +221,3 @@ def new_work(rows: int = 1) -> np.ndarray:
     """The scratch space of a kernel call over ``rows`` rows: one :data:`WORK_DTYPE` record per
     block of rows (:data:`~yyenvs.core.kernels.ROWS_PER_BLOCK`), as blocks may run at once."""
     return np.zeros(max(1, num_blocks(rows)), WORK_DTYPE)
-
-
-def arrays_of(state) -> tuple:
-    """The state's arrays in :data:`Arrays` order, as a plain tuple (what the entry kernels take)."""
-    s = state
-    return (s.current_player, s.rewards, s.terminated, s.ply, s.rng, s.flow, s.turn_order, s.cities,
-            s.taiji, s.goods, s.players, s.development, s.beside_board, s.scoring_tiles,
-            s.solo_tiles)

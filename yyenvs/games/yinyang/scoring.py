@@ -21,7 +21,6 @@ from yyenvs.games.yinyang.layout import (
     SOLO_SEAT,
     SPACES,
     TRI_SUM,
-    Arrays,
     kernel,
     rule,
 )
@@ -209,9 +208,8 @@ def solo_level(flow, development, scoring_tiles, tb, i):
 
 
 @kernel
-def scores_kernel(arrays, tables, out, work):
+def scores_kernel(st, tables, out, work):
     """out (B, P) int64: every player's score as if the game ended now."""
-    st = Arrays(*arrays)
     tb = tables[0]
     wk = work[0]
     for i in range(out.shape[0]):
@@ -219,9 +217,8 @@ def scores_kernel(arrays, tables, out, work):
 
 
 @kernel
-def solo_level_kernel(arrays, tables, out):
+def solo_level_kernel(st, tables, out):
     """out (B,) int64: the solo level from the state now."""
-    st = Arrays(*arrays)
     tb = tables[0]
     for i in range(out.shape[0]):
         out[i] = solo_level(st.flow, st.development, st.scoring_tiles, tb, i)

@@ -28,6 +28,7 @@ from yyenvs.games.yoxii.rules import (
     PLAYER_NAMES,
     SIZE,
     STOCK,
+    YoxiiArrays,
     adjacent_totals,
     heuristic_kernel,
     mask_kernel,
@@ -121,11 +122,10 @@ class YoxiiCore(GameCore):
         )
 
     def _step(self, state: YoxiiState, actions) -> int:
-        return step_kernel(state.board, state.totem, state.stock, state.current_player,
-                           state.rewards, state.terminated, state.ply, actions)
+        return step_kernel(state.arrays(YoxiiArrays), actions)
 
     def _mask(self, state: YoxiiState, out) -> None:
-        mask_kernel(state.board, state.totem, state.stock, state.current_player, state.done, out)
+        mask_kernel(state.arrays(YoxiiArrays), out)
 
     def _observe(self, state: YoxiiState, seats, out) -> None:
         """Planes (7, 7, 18) float32 from seat ``seats[i]``'s side.
@@ -137,25 +137,26 @@ class YoxiiCore(GameCore):
         planes flattened, then the (5, 1184) block of :meth:`action_features`
         (as if ``seats[i]`` were to move).
         """
+        arrays = state.arrays(YoxiiArrays)
         if not self.observation_ends_with_action_features:
-            observe_kernel(state.board, state.totem, state.stock, seats, out)
+            observe_kernel(arrays, seats, out)
             return
         n, B = int(np.prod(self.planes_shape)), state.batch_size
         planes = np.empty((B, *self.planes_shape), dtype=np.float32)
-        observe_kernel(state.board, state.totem, state.stock, seats, planes)
+        observe_kernel(arrays, seats, planes)
         feats = np.empty((B, NUM_ACTION_FEATURES, NUM_ACTIONS), dtype=np.float32)
-        action_features_kernel(state.board, state.totem, state.stock, seats, state.done, feats)
+        action_features_kernel(arrays, seats, feats)
         out[:, :n] = planes.reshape(B, n)
         out[:, n:] = feats.reshape(B, -1)
 
     def _action_features(self, state: YoxiiState, seats, out) -> None:
         """The lookahead features of :mod:`~yyenvs.games.yoxii.features` for seat
         ``seats[i]`` as the player to move."""
-        action_features_kernel(state.board, state.totem, state.stock, seats, state.done, out)
+        action_features_kernel(state.arrays(YoxiiArrays), seats, out)
 
     def _heuristic(self, state: YoxiiState, seats, out) -> None:
         """Own minus opponent value around the totem (+0.1 per piece); ±1000 at the end."""
-        heuristic_kernel(state.board, state.totem, state.terminated, state.rewards, seats, out)
+        heuristic_kernel(state.arrays(YoxiiArrays), seats, out)
 
     def scores(self, state: YoxiiState) -> np.ndarray:
         """(B, 2, 2): per player, (sum, count) of own pieces around the totem."""

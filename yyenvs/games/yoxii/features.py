@@ -246,15 +246,17 @@ def _trapped_values(brd, t, p, stock, cell, mine, scratch, memo):
 
 
 @batch_kernel(parallel_min_batch=16)  # ~0.1 ms per row: threads pay off on small batches
-def action_features_kernel(board, totem, stock, viewer, done, feats):
+def action_features_kernel(state, viewer, feats):
     """feats[b, :, a]: the features (module docstring) of each action of ``viewer[b]``
-    as the player to move; feature 3 is ``_trapped_values``."""
+    as the player to move; feature 3 is ``_trapped_values``.  ``state``: ``YoxiiArrays``."""
+    board, totem, stock = state.board, state.totem, state.stock
+    terminated, truncated = state.terminated, state.truncated
     B = board.shape[0]
     scratch = np.empty((B, 5, NUM_CELLS), dtype=np.int64)
     for b in prange(B):
         f = feats[b]
         f[:, :] = 0.0
-        if done[b]:
+        if terminated[b] or truncated[b]:
             continue
         p = viewer[b]
         q = 1 - p

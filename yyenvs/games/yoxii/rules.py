@@ -15,15 +15,18 @@ Directions N, NE, E, SE, S, SW, W, NW = 0..7 (north = row - 1).
 One action is a whole turn, totem move then placement:
 ``action = (direction * 37 + cell) * 4 + (value - 1)``.
 
-The batch kernels (``*_kernel``) take the state's arrays and loop over the
-batch; the other functions work on one game's row.
+The batch kernels (``*_kernel``) take the state's arrays as one named tuple
+(:data:`YoxiiArrays`) and loop over the batch; the other functions work on one
+game's row.
 """
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
 
-from yyenvs.core.kernels import batch_kernel
+from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 
 # --- geometry (module constants, computed once) ------------------------------
 ROW_WIDTHS = (3, 5, 7, 7, 7, 5, 3)
@@ -143,14 +146,20 @@ def is_legal(board, totem, stock, p, action, scratch):
 
 
 # --- batch kernels -------------------------------------------------------------
+#: a batch's arrays as the kernels take them (``YoxiiState``'s fields of the same names)
+YoxiiArrays = namedtuple("YoxiiArrays", "board totem stock current_player rewards terminated truncated ply")
+
+
 @batch_kernel
-def mask_kernel(board, totem, stock, player, done, mask):
+def mask_kernel(state, mask):
+    board, totem, stock, player = state.board, state.totem, state.stock, state.current_player
+    terminated, truncated = state.terminated, state.truncated
     scratch = np.empty((board.shape[0], NUM_CELLS), dtype=np.int64)
     for b in prange(board.shape[0]):
         # the 4 values of one (direction, square) are 4 adjacent mask bytes: one uint32
         words = mask[b].view(np.uint32)
         words[:] = 0
-        if done[b]:
+        if terminated[b] or truncated[b]:
             continue
         p = player[b]
         values = np.uint32(0)
@@ -170,8 +179,10 @@ def mask_kernel(board, totem, stock, player, done, mask):
 
 
 @batch_kernel
-def step_kernel(board, totem, stock, player, rewards, terminated, ply, actions):
-    """Apply the actions; return the first illegal row, or -1 (nothing changed then)."""
+def step_kernel(state, actions):
+    """Apply the actions; return the first illegal row, or -1 (nothing changed then).  The
+    writes run over blocks of rows, each block a call (yyenvs.core.kernels, on named tuples)."""
+    board, totem, stock, player = state.board, state.totem, state.stock, state.current_player
     B = board.shape[0]
     illegal = np.zeros(B, dtype=np.bool_)
     scratch = np.empty((B, NUM_CELLS), dtype=np.int64)
@@ -181,7 +192,18 @@ def step_kernel(board, totem, stock, player, rewards, terminated, ply, actions):
     for b in range(B):
         if illegal[b]:
             return b
-    for b in prange(B):
+    for k in prange(num_blocks(B)):
+        lo, hi = block_rows(k, B)
+        _step_rows(state, actions, lo, hi)
+    return -1
+
+
+@njit(cache=True)
+def _step_rows(state, actions, lo, hi):
+    """Play the legal actions of rows lo..hi-1 (none where -1)."""
+    board, totem, stock, player = state.board, state.totem, state.stock, state.current_player
+    rewards, terminated, ply = state.rewards, state.terminated, state.ply
+    for b in range(lo, hi):
         a = actions[b]
         if a < 0:
             rewards[b, :] = 0.0
@@ -204,12 +226,12 @@ def step_kernel(board, totem, stock, player, rewards, terminated, ply, actions):
             if w >= 0:
                 rewards[b, w] = 1.0
                 rewards[b, 1 - w] = -1.0
-    return -1
 
 
 @batch_kernel
-def observe_kernel(board, totem, stock, viewer, obs):
+def observe_kernel(state, viewer, obs):
     """Planes (7, 7, 18) from ``viewer``'s side; see ``YoxiiCore._observe``."""
+    board, totem, stock = state.board, state.totem, state.stock
     C = obs.shape[3]
     for b in prange(board.shape[0]):
         o = obs[b].reshape(-1)  # one game's planes, flat: (row * 7 + col) * 18 + plane
@@ -241,7 +263,8 @@ def observe_kernel(board, totem, stock, viewer, obs):
 
 
 @batch_kernel
-def heuristic_kernel(board, totem, terminated, rewards, viewer, out):
+def heuristic_kernel(state, viewer, out):
+    board, totem, terminated, rewards = state.board, state.totem, state.terminated, state.rewards
     for b in prange(board.shape[0]):
         me = viewer[b]
         if terminated[b]:
