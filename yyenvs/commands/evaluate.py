@@ -87,8 +87,8 @@ def main(argv=None) -> int:
         output_paths(args.out, args.force)
     given = parse_options(args.option)
     # game and options default to the first checkpoint's (a file option it names must be given again)
-    meta = next((read_metadata(az_checkpoint_path(spec) or spec) for spec in args.entrants
-                 if az_checkpoint_path(spec) or looks_like_checkpoint(spec)), None)
+    named = ((az_checkpoint_path(spec), spec) for spec in args.entrants)
+    meta = next((read_metadata(az or spec) for az, spec in named if az or looks_like_checkpoint(spec)), None)
     if game is None and meta is None:
         p.error("--game is required when no checkpoint is given")
     game = game or meta["game"]

@@ -94,7 +94,7 @@ from yyenvs.search.plugins import (Decision, Leaves, Plugin, Proofs, RolloutMix,
 from yyenvs.search.qtransforms import QTRANSFORMS, sigma_q
 from yyenvs.search.seq_halving import consider, considered_table
 from yyenvs.search.settings import GumbelSettings
-from yyenvs.search.tree import Tree, Walk, add_child
+from yyenvs.search.tree import Tree, Walk, follow_edge
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore
 from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
@@ -128,8 +128,8 @@ def _select_rows(sim, nodes, edges, roots, selection, walk, q, lo, hi):
     """Simulation ``sim`` of rows lo..hi-1: from the root (sequential halving over its considered
     edges) down by PUCT, through chance nodes by their probabilities, to an edge no
     simulation has taken (its new child is the leaf) or to a finished game."""
-    node_count, parent, action, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
-    edge_action, edge_child, edge_prior, edge_logit, edge_noise = edges
+    _, parent, _, to_move, terminal, visits, _, _, _, first_edge, num_edges = nodes
+    _, edge_child, edge_prior, edge_logit, edge_noise = edges
     considered, n_considered, table, chance_key, C = roots
     c_puct, _, _, discount, _ = selection
     leaf, is_new, path, depth = walk
@@ -151,16 +151,10 @@ def _select_rows(sim, nodes, edges, roots, selection, walk, q, lo, hi):
             else:
                 e = puct_edge(node, to_move[node], nodes, edges, c_puct,
                               step_discount(to_move[parent[node]], discount))
-            ch = edge_child[e]
-            new = ch < 0
-            if new:  # a new node, the leaf
-                ch = add_child(node_count, parent, action, edge_action, edge_child, r, C, node, e)
-                visits[ch] = 0
-                value_sum[ch, :] = 0.0
-            node = ch
+            node, new = follow_edge(nodes, edges, r, C, node, e)
             path[r, d] = node
             d += 1
-            if new:
+            if new:  # the leaf
                 is_new[r] = True
                 break
         leaf[r] = node

@@ -60,7 +60,7 @@ from yyenvs.search.rollout import Rollouts
 from yyenvs.search.settings import MCTSSettings
 from yyenvs.search.action_selection import sample_edge, uct_edge
 from yyenvs.search.backup import backup
-from yyenvs.search.tree import Tree, Walk, add_child
+from yyenvs.search.tree import Tree, Walk, follow_edge
 from yyenvs.core.contract import CHANCE_PLAYER, BatchState, GameCore, show
 from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.core.rng import hash_u64, uniform01, uniform3
@@ -110,8 +110,8 @@ def _select_rows(walk, nodes, edges, settings, sim_key, lo, hi):
     wave count as visits that lost: the virtual loss, undone by the backup), samples an outcome at
     a chance node (from ``sim_key[s]`` and the depth), and stops at a new node, a finished game or
     an unexpanded node (made earlier in the wave)."""
-    node_count, parent, action, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
-    edge_action, edge_child, edge_prior, _, edge_noise = edges
+    _, _, _, to_move, terminal, visits, value_sum, _, _, first_edge, num_edges = nodes
+    edge_prior = edges.prior
     C, sims_per_row, chance_seed, c_uct, puct, max_depth = settings
     leaf, is_new, path, depth = walk
     for r in range(lo, hi):
@@ -130,10 +130,7 @@ def _select_rows(walk, nodes, edges, settings, sim_key, lo, hi):
                     e = sample_edge(edge_prior, e0, e1, uniform3(chance_seed, sim_key[s], np.uint64(d - 1)))
                 else:
                     e = uct_edge(e0, e1, nodes, edges, player, c_uct, puct)
-                ch = edge_child[e]
-                if ch < 0:
-                    ch = add_child(node_count, parent, action, edge_action, edge_child, r, C, n, e)
-                    new = True
+                ch, new = follow_edge(nodes, edges, r, C, n, e)
                 visits[ch] += 1
                 if player >= 0:
                     value_sum[ch, player] -= 1.0  # the virtual loss

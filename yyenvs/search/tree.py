@@ -154,11 +154,18 @@ def _fill_edges(nodes, mask, first, first_edge, num_edges, edge_action, edge_chi
 
 
 @njit(cache=True, inline="always")
-def add_child(node_count, parent, action, edge_action, edge_child, r, C, node, e):
-    """A new node of row ``r``'s tree at the end of edge ``e`` of ``node``; its index."""
+def follow_edge(nodes, edges, r, C, node, e):
+    """The step of a simulation down edge ``e`` of ``node`` (row ``r``'s tree): ``(child, new)``,
+    the child made first, with no visits and no value, if no simulation has taken ``e`` yet."""
+    ch = edges.child[e]
+    if ch >= 0:
+        return ch, False
+    node_count = nodes.node_count
     ch = r * C + node_count[r]
     node_count[r] += 1
-    parent[ch] = node
-    action[ch] = edge_action[e]
-    edge_child[e] = ch
-    return ch
+    nodes.parent[ch] = node
+    nodes.action[ch] = edges.action[e]
+    nodes.visits[ch] = 0
+    nodes.value_sum[ch, :] = 0.0
+    edges.child[e] = ch
+    return ch, True
