@@ -126,10 +126,11 @@ class BatchState:
                 "terminated": np.zeros(B, bool), "truncated": np.zeros(B, bool), "ply": np.zeros(B, np.int32),
                 "seed": seeds}
 
-    def arrays(self, kind):
-        """This state's fields as the named tuple ``kind`` (its fields a subset of the state's, by the same
-        names): how a core hands its state to a numba kernel."""
-        return kind(*_fields_of(kind)(self))
+    def arrays(self, kind) -> tuple:
+        """This state's fields named by the named-tuple type ``kind`` (a subset of the state's fields, by
+        the same names), in its order, as a plain tuple: how a core hands its state to a numba kernel,
+        which names it again with ``kind(*arrays)`` (see :mod:`yyenvs.core.kernels`)."""
+        return _fields_of(kind)(self)
 
     @property
     def batch_size(self) -> int:
@@ -213,6 +214,11 @@ class GameCore(abc.ABC):
     #: observing seat, so that a policy can read them without knowing the game; the last
     #: feature is then "legal" (1 for the legal actions), which a policy may average by
     observation_ends_with_action_features: bool = False
+
+    @property
+    def observed_action_features(self) -> int:
+        """How many per-action features end this core's observations (0: none)."""
+        return len(self.action_feature_names) if self.observation_ends_with_action_features else 0
 
     #: True when chance events are nodes of the chance player (game option ``chance="explicit"``)
     explicit_chance: bool = False

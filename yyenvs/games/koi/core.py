@@ -72,7 +72,7 @@ class KoiCore(GameCore):
         self.max_plies = m
         self.taiji = (n // 2) * n + n // 2
         self.rays = ray_table(n, d)
-        self.rules = KoiRules(self.rays, n, d, w, m)
+        self.rules = tuple(KoiRules(self.rays, n, d, w, m))  # a plain tuple: see core.kernels
         self.num_players = 2
         self.num_actions = n * n + NUM_KOI * d
         self.observation_shape = (n, n, NUM_PLANES)

@@ -137,15 +137,17 @@ def count_swims(board, koi, b, me, rays, num_dirs, stop_at_first):
 
 
 # --- batch kernels (loop over the rows) ----------------------------------------
-#: a batch's arrays as the kernels take them (``KoiState``'s fields of the same names)
+#: a batch's arrays as the kernels name them (``KoiState``'s fields of the same names); the entry
+#: kernels take them as a plain tuple (``state.arrays(KoiArrays)``) and the rules as ``tuple(KoiRules)``
 KoiArrays = namedtuple("KoiArrays", "board koi fry phase current_player rewards terminated truncated ply winner")
 #: what the kernels need of a core: the rays of its pond, its size and directions, its thresholds
 KoiRules = namedtuple("KoiRules", "rays n num_dirs win_fry max_plies")
 
 
 @batch_kernel
-def mask_kernel(state, rules, out):
+def mask_kernel(arrays, rule_values, out):
     """Fill every entry of ``out`` (B, A) (it may come uninitialised)."""
+    state, rules = KoiArrays(*arrays), KoiRules(*rule_values)
     board, koi, phase, cur = state.board, state.koi, state.phase, state.current_player
     terminated, truncated = state.terminated, state.truncated
     rays, num_dirs = rules.rays, rules.num_dirs
@@ -249,11 +251,12 @@ def _step_rows(state, rules, actions, lo, hi):
 
 
 @batch_kernel
-def step_kernel(state, rules, actions):
+def step_kernel(arrays, rule_values, actions):
     """Apply one action per row in place; returns the first illegal row or -1
-    (then nothing has been changed).  ``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`.
+    (then nothing has been changed).
     The parallel loops run over blocks of rows, each block a call (see yyenvs.core.kernels on
     named tuples: the writes must happen inside a called function)."""
+    state, rules = KoiArrays(*arrays), KoiRules(*rule_values)
     nb = actions.shape[0]
     illegal = np.zeros(nb, dtype=np.bool_)
     for k in prange(num_blocks(nb)):  # validate every row before touching any
@@ -269,8 +272,9 @@ def step_kernel(state, rules, actions):
 
 
 @batch_kernel
-def observe_kernel(state, rules, player, out):
+def observe_kernel(arrays, rule_values, player, out):
     """Fill every entry of ``out`` (B, N*N, C) (it may come uninitialised)."""
+    state, rules = KoiArrays(*arrays), KoiRules(*rule_values)
     board, koi, fry, phase, ply = state.board, state.koi, state.fry, state.phase, state.ply
     win_fry, max_plies = np.float64(rules.win_fry), np.float64(rules.max_plies)
     nb = board.shape[0]
@@ -306,8 +310,9 @@ def observe_kernel(state, rules, player, out):
 
 
 @batch_kernel
-def heuristic_kernel(state, rules, player, mobility_weight, out):
-    """``state``: :data:`KoiArrays`; ``rules``: :data:`KoiRules`."""
+def heuristic_kernel(arrays, rule_values, player, mobility_weight, out):
+    """``out[b]``: row b's value for seat ``player[b]`` (fry, mobility, the result once over)."""
+    state, rules = KoiArrays(*arrays), KoiRules(*rule_values)
     board, koi, fry, terminated, truncated, winner = (state.board, state.koi, state.fry, state.terminated,
                                                       state.truncated, state.winner)
     rays, num_dirs = rules.rays, rules.num_dirs

@@ -25,7 +25,7 @@ from yyenvs.games.yinyang.flow import (
 )
 from yyenvs.games.yinyang.layout import (
     BESIDE, BOAT, CARRIAGE, CHANCE_PLAYER, COINS, FORFEIT_CARDS, GOODS_TILE, LUO_CARDS, SWAP_I,
-    SWAP_J, TEMPLE_TILE, TRACK_MAX, kernel, rule,
+    SWAP_J, TEMPLE_TILE, TRACK_MAX, Arrays, kernel, rule,
     PH_DIVINATION,
     EV_BAG, EV_DIVINATION, EV_GODS, EV_MORTAL_WILL, EV_NONE, EV_REROLL,
     F_BEFORE_THROW, F_CHANCE, F_CHANCE_N, F_PENDING, F_PHASE, F_SOLO_FLIPPED, F_SOLO_GAINS,
@@ -359,7 +359,7 @@ def throw_unless_choice(st, tb, i, m):
 
 
 @batch_kernel
-def step_kernel(st, tables, actions, legal, work):
+def step_kernel(arrays, tables, actions, legal, work):
     """Check every row against its ``legal`` mask first (nothing changes on an error: the
     first bad row), then apply, in blocks of rows (``step_rows``), each with its own scratch
     ``work[k]``.  The caller computes the mask: with the mask kernel outside, this kernel
@@ -370,13 +370,14 @@ def step_kernel(st, tables, actions, legal, work):
             return i
     for k in prange(num_blocks(nb)):
         lo, hi = block_rows(k, nb)
-        step_rows(st, tables, actions, legal, work[k:k + 1], lo, hi)
+        step_rows(arrays, tables, actions, legal, work[k:k + 1], lo, hi)
     return -1
 
 
 @kernel
-def step_rows(st, tables, actions, legal, work, lo, hi):
+def step_rows(arrays, tables, actions, legal, work, lo, hi):
     """Apply the (legal) actions of rows lo..hi-1; -1 is no action."""
+    st = Arrays(*arrays)
     tb = tables[0]
     flow = st.flow
     wk = work[0]

@@ -36,6 +36,7 @@ from yyenvs.games.yinyang.layout import (
     O_COINS,
     O_GODS,
     TRI_OF_CODE,
+    Arrays,
     kernel,
     rule,
 )
@@ -122,8 +123,9 @@ def chance_mask_row(flow, goods, tb, i, m):
 
 
 @kernel
-def probabilities_kernel(st, tables, out):
+def probabilities_kernel(arrays, tables, out):
     """out (B, num_actions) float64, zeroed: each outcome's probability at the chance nodes."""
+    st = Arrays(*arrays)
     tb = tables[0]
     off = tb.action_start
     for i in range(out.shape[0]):
@@ -148,8 +150,9 @@ def probabilities_kernel(st, tables, out):
 
 
 @kernel
-def sample_kernel(st, tables, out):
+def sample_kernel(arrays, tables, out):
     """out (B,) int64, prefilled -1: an outcome drawn for each chance node (advances its stream)."""
+    st = Arrays(*arrays)
     tb = tables[0]
     for i in range(out.shape[0]):
         if st.flow[i, F_CHANCE] != EV_NONE and not st.terminated[i]:

@@ -24,6 +24,7 @@ from yyenvs.games.yinyang.layout import (
     Q_YIN,
     SOLO_SEAT,
     SPACES,
+    Arrays,
     kernel,
     rule,
 )
@@ -74,16 +75,17 @@ def line_fill(development, tb, i, p, ln):
 
 
 @batch_kernel
-def heuristic_kernel(st, tables, seats, out, work):
+def heuristic_kernel(arrays, tables, seats, out, work):
     """In blocks of rows (``heuristic_rows``), each with its own scratch ``work[k]``."""
     nb = out.shape[0]
     for k in prange(num_blocks(nb)):
         lo, hi = block_rows(k, nb)
-        heuristic_rows(st, tables, seats, out, work[k:k + 1], lo, hi)
+        heuristic_rows(arrays, tables, seats, out, work[k:k + 1], lo, hi)
 
 
 @kernel
-def heuristic_rows(st, tables, seats, out, work, lo, hi):
+def heuristic_rows(arrays, tables, seats, out, work, lo, hi):
+    st = Arrays(*arrays)
     tb = tables[0]
     P = tb.num_players
     pl = st.players

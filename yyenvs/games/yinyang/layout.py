@@ -1,9 +1,10 @@
 """Yin Yang: the layout every kernel shares (rules in ``seeds/yinyang.md``).
 
 Several state arrays pack a few values per row, per player or per city into
-named columns; the constants below name them.  The kernels take the state
-as one named tuple of arrays (:data:`Arrays`, fields of ``core.YinYangState``
-of the same names, built by ``state.arrays(Arrays)``).  The component data and the options are
+named columns; the constants below name them.  The kernels take the state's
+arrays as a plain tuple (``state.arrays(Arrays)``, the fields of
+``core.YinYangState`` that :data:`Arrays` names) and name them at the top of
+each entry kernel: ``st = Arrays(*arrays)`` (see :mod:`yyenvs.core.kernels`).  The component data and the options are
 one numpy record (:data:`TABLES_DTYPE`, built once per core by
 :func:`pack_tables` from the readable :data:`Tables`), and a kernel's scratch
 space another (:data:`WORK_DTYPE`): numba passes a record as one pointer,

@@ -7,7 +7,7 @@ from numba import prange
 from yyenvs.core.kernels import batch_kernel, block_rows, num_blocks
 from yyenvs.games.yinyang.chance import chance_mask_row
 from yyenvs.games.yinyang.layout import (
-    BESIDE, BOAT, CARRIAGE, GOODS_TILE, TEMPLE_TILE, TRACK_MAX, YANG_COUNT, kernel, rule,
+    BESIDE, BOAT, CARRIAGE, GOODS_TILE, TEMPLE_TILE, TRACK_MAX, YANG_COUNT, Arrays, kernel, rule,
     PH_DIVINATION, PH_GODS, PH_OVER, PH_SETUP,
     EV_NONE,
     F_BEFORE_THROW, F_CHANCE, F_PENDING, F_PHASE, F_SOLO_GAINS, F_SPLIT_DONE, F_TURN,
@@ -181,16 +181,17 @@ def pending_mask(cities, development, flow, players, tb, i, p, m):
 
 
 @batch_kernel
-def mask_kernel(st, tables, out):
+def mask_kernel(arrays, tables, out):
     """Fill every entry of ``out`` (B, A), in blocks of rows (``mask_rows``)."""
     nb = out.shape[0]
     for k in prange(num_blocks(nb)):
         lo, hi = block_rows(k, nb)
-        mask_rows(st, tables, out, lo, hi)
+        mask_rows(arrays, tables, out, lo, hi)
 
 
 @kernel
-def mask_rows(st, tables, out, lo, hi):
+def mask_rows(arrays, tables, out, lo, hi):
+    st = Arrays(*arrays)
     tb = tables[0]
     flow = st.flow
     off = tb.action_start

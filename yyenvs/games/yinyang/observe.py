@@ -48,6 +48,7 @@ from yyenvs.games.yinyang.layout import (
     T_STACK,
     T_TILE_TYPE,
     T_UPPER_BLOCK,
+    Arrays,
     kernel,
 )
 from yyenvs.games.yinyang.parts import part
@@ -177,17 +178,18 @@ def observe_private(o, j, st, tb, i, v):
 
 
 @batch_kernel
-def observe_kernel(st, tables, seats, out):
+def observe_kernel(arrays, tables, seats, out):
     """out[i]: row i's observation seen by seat seats[i], in blocks of rows (``observe_rows``)."""
     nb = out.shape[0]
     for k in prange(num_blocks(nb)):
         lo, hi = block_rows(k, nb)
-        observe_rows(st, tables, seats, out, lo, hi)
+        observe_rows(arrays, tables, seats, out, lo, hi)
 
 
 @kernel
-def observe_rows(st, tables, seats, out, lo, hi):
+def observe_rows(arrays, tables, seats, out, lo, hi):
     """Rows lo..hi-1 of :func:`observe_kernel`, part after part."""
+    st = Arrays(*arrays)
     tb = tables[0]
     P = tb.num_players
     for i in range(lo, hi):

@@ -21,6 +21,7 @@ from yyenvs.games.yinyang.layout import (
     SOLO_SEAT,
     SPACES,
     TRI_SUM,
+    Arrays,
     kernel,
     rule,
 )
@@ -208,8 +209,9 @@ def solo_level(flow, development, scoring_tiles, tb, i):
 
 
 @kernel
-def scores_kernel(st, tables, out, work):
+def scores_kernel(arrays, tables, out, work):
     """out (B, P) int64: every player's score as if the game ended now."""
+    st = Arrays(*arrays)
     tb = tables[0]
     wk = work[0]
     for i in range(out.shape[0]):
@@ -217,8 +219,9 @@ def scores_kernel(st, tables, out, work):
 
 
 @kernel
-def solo_level_kernel(st, tables, out):
+def solo_level_kernel(arrays, tables, out):
     """out (B,) int64: the solo level from the state now."""
+    st = Arrays(*arrays)
     tb = tables[0]
     for i in range(out.shape[0]):
         out[i] = solo_level(st.flow, st.development, st.scoring_tiles, tb, i)

@@ -35,6 +35,7 @@ from yyenvs.games.yinyang.layout import (
     T_TILE_TYPE,
     T_UPPER_BLOCK,
     TEMPLES,
+    Arrays,
     kernel,
     rule,
 )
@@ -176,18 +177,19 @@ def seat_players(st, tb, i):
 
 
 @batch_kernel
-def init_kernel(st, tables, work):
+def init_kernel(arrays, tables, work):
     """Set up every row, in blocks of rows (``init_rows``), each with its own scratch ``work[k]``."""
-    nb = st.current_player.shape[0]
+    nb = arrays[0].shape[0]
     for k in prange(num_blocks(nb)):
         lo, hi = block_rows(k, nb)
-        init_rows(st, tables, work[k:k + 1], lo, hi)
+        init_rows(arrays, tables, work[k:k + 1], lo, hi)
 
 
 @kernel
-def init_rows(st, tables, work, lo, hi):
+def init_rows(arrays, tables, work, lo, hi):
     """Set up rows lo..hi-1 from their own random streams; the draws come in a fixed order (tile
     stacks, tokens, bag, missions, scoring tiles, solo, first player): the seed's game."""
+    st = Arrays(*arrays)
     tb = tables[0]
     rng = st.rng
     tmp = work[0].order

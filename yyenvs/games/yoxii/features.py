@@ -32,6 +32,7 @@ from yyenvs.games.yoxii.rules import (
     NUM_CELLS,
     NUM_DIRS,
     NUM_VALUES,
+    YoxiiArrays,
     adjacent_totals,
     has_totem_move,
     placement_cells,
@@ -246,9 +247,10 @@ def _trapped_values(brd, t, p, stock, cell, mine, scratch, memo):
 
 
 @batch_kernel(parallel_min_batch=16)  # ~0.1 ms per row: threads pay off on small batches
-def action_features_kernel(state, viewer, feats):
+def action_features_kernel(arrays, viewer, feats):
     """feats[b, :, a]: the features (module docstring) of each action of ``viewer[b]``
-    as the player to move; feature 3 is ``_trapped_values``.  ``state``: ``YoxiiArrays``."""
+    as the player to move; feature 3 is ``_trapped_values``.  ``arrays``: ``YoxiiArrays``' fields."""
+    state = YoxiiArrays(*arrays)
     board, totem, stock = state.board, state.totem, state.stock
     terminated, truncated = state.terminated, state.truncated
     B = board.shape[0]

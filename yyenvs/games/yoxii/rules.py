@@ -146,12 +146,14 @@ def is_legal(board, totem, stock, p, action, scratch):
 
 
 # --- batch kernels -------------------------------------------------------------
-#: a batch's arrays as the kernels take them (``YoxiiState``'s fields of the same names)
+#: a batch's arrays as the kernels name them (``YoxiiState``'s fields of the same names); the entry
+#: kernels take them as a plain tuple (``state.arrays(YoxiiArrays)``)
 YoxiiArrays = namedtuple("YoxiiArrays", "board totem stock current_player rewards terminated truncated ply")
 
 
 @batch_kernel
-def mask_kernel(state, mask):
+def mask_kernel(arrays, mask):
+    state = YoxiiArrays(*arrays)
     board, totem, stock, player = state.board, state.totem, state.stock, state.current_player
     terminated, truncated = state.terminated, state.truncated
     scratch = np.empty((board.shape[0], NUM_CELLS), dtype=np.int64)
@@ -179,9 +181,10 @@ def mask_kernel(state, mask):
 
 
 @batch_kernel
-def step_kernel(state, actions):
+def step_kernel(arrays, actions):
     """Apply the actions; return the first illegal row, or -1 (nothing changed then).  The
     writes run over blocks of rows, each block a call (yyenvs.core.kernels, on named tuples)."""
+    state = YoxiiArrays(*arrays)
     board, totem, stock, player = state.board, state.totem, state.stock, state.current_player
     B = board.shape[0]
     illegal = np.zeros(B, dtype=np.bool_)
@@ -229,8 +232,9 @@ def _step_rows(state, actions, lo, hi):
 
 
 @batch_kernel
-def observe_kernel(state, viewer, obs):
+def observe_kernel(arrays, viewer, obs):
     """Planes (7, 7, 18) from ``viewer``'s side; see ``YoxiiCore._observe``."""
+    state = YoxiiArrays(*arrays)
     board, totem, stock = state.board, state.totem, state.stock
     C = obs.shape[3]
     for b in prange(board.shape[0]):
@@ -263,7 +267,8 @@ def observe_kernel(state, viewer, obs):
 
 
 @batch_kernel
-def heuristic_kernel(state, viewer, out):
+def heuristic_kernel(arrays, viewer, out):
+    state = YoxiiArrays(*arrays)
     board, totem, terminated, rewards = state.board, state.totem, state.terminated, state.rewards
     for b in prange(board.shape[0]):
         me = viewer[b]
