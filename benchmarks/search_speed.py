@@ -18,6 +18,7 @@ did nothing but evaluate could reach.
     .venv/bin/python benchmarks/search_speed.py --find-wins      # also with the check for wins at once
     .venv/bin/python benchmarks/search_speed.py --rollout-weight 0.5   # also with rollouts in the leaf values
     .venv/bin/python benchmarks/search_speed.py --in-flight 1 2  # whole, and as two parts in flight
+    .venv/bin/python benchmarks/search_speed.py --games yoxii --option action_features=true  # features read
     .venv/bin/python benchmarks/search_speed.py --batch 1024 --threads 1 2   # scaling with threads
     .venv/bin/python benchmarks/search_speed.py --games koi --batch 1024 --blocks 6 --channels 64 \
         --hidden 256 --device cuda --threads 16                  # the tower on a GPU machine
@@ -42,6 +43,7 @@ from yyenvs.networks.search_network import NetworkEvaluator, make_network, netwo
 from yyenvs.commands.bench import hardware
 from yyenvs.core.errors import OptionError
 from yyenvs.games import GAMES, make_core
+from yyenvs.values import parse_options
 
 #: the benchmark's game options: Koi on its full board
 OPTIONS = {"koi": {"board_size": 9, "directions": 8}}
@@ -61,7 +63,8 @@ def positions(core, batch: int, seed: int = 0):
 
 def measure(game: str, args, **search_options) -> dict:
     batch, simulations, repeats = args.batch, args.simulations, args.repeats
-    core = make_core(game, **OPTIONS.get(game, {}))
+    options = {**OPTIONS.get(game, {}), **args.options}
+    core = make_core(game, **options)
     torch.manual_seed(0)
     desc = network_description(core, args.hidden, args.channels, args.blocks)
     evaluate = NetworkEvaluator(make_network(core, desc), args.device)
@@ -84,7 +87,7 @@ def measure(game: str, args, **search_options) -> dict:
             evaluate(obs)
         net_rates.append(state.batch_size * simulations / (time.perf_counter() - t))
     median = statistics.median(rates)
-    return {"game": game, "options": OPTIONS.get(game, {}), "batch": state.batch_size, "sims/s": median,
+    return {"game": game, "options": options, "batch": state.batch_size, "sims/s": median,
             "network only": statistics.median(net_rates), "tree ms": 1e3 * statistics.median(tree),
             "share": {k: statistics.median(s[k] for s in shares) for k in shares[0]}}
 
@@ -121,10 +124,14 @@ def main(argv=None) -> int:
                    help="each search also with find_wins, beside the plain search")
     p.add_argument("--rollout-weight", type=float, default=0.0,
                    help="each search also with rollouts mixed into the leaf values at this weight")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game option for every game measured (repeatable), over the benchmark's own; "
+                        "e.g. --games yoxii --option action_features=true: the network reads the features")
     p.add_argument("--in-flight", type=int, nargs="+", default=[1],
                    help="parts of the batch in flight (each a variant; 2: the network evaluates one "
                         "part while the CPU works on the other)")
     args = p.parse_args(argv)
+    args.options = parse_options(args.option)
     resolve_device(args.device)  # a GPU name torch cannot use is refused before anything runs
     if max(args.threads) > numba.config.NUMBA_NUM_THREADS:
         p.error(f"--threads: numba has {numba.config.NUMBA_NUM_THREADS} threads here (NUMBA_NUM_THREADS)")

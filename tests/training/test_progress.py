@@ -1,5 +1,6 @@
 """What a run shows while it runs: the opening line names every limit, a time-limited run's bar runs
-over time, losses carry their names, and strength lines come on a time interval into strength.csv."""
+over time, losses carry their names, and strength lines come on a time interval into strength.csv, with the
+ladder rating in strength_curve.csv."""
 from __future__ import annotations
 
 import csv
@@ -49,6 +50,13 @@ def test_the_search_trainer_prints_strength_lines_on_a_time_interval(tmp_path, c
     rows = list(csv.DictReader(open(tmp_path / "run" / "eval" / "strength.csv")))
     assert len(rows) == 2 * len(lines) and [r["opponent"] for r in rows[:2]] == ["greedy", "mcts:2"]
     assert float(rows[-1]["minutes"]) > float(rows[0]["minutes"]) and int(rows[-1]["step"]) > int(rows[0]["step"])
+    # Koi's default pond has a measured ladder: each evaluation rates the network on it (greedy only here)
+    from yyenvs.training.progress import CURVE_COLUMNS
+    curve = list(csv.DictReader(open(tmp_path / "run" / "eval" / "strength_curve.csv")))
+    assert tuple(curve[0]) == CURVE_COLUMNS and len(curve) == len(lines)
+    assert all(int(r["games"]) == 2 for r in curve)  # mcts:2 is not on the ladder
+    assert all(float(r["rating_low"]) <= float(r["rating"]) <= float(r["rating_high"]) for r in curve)
+    assert all("; rating " in x for x in lines) and (tmp_path / "run" / "eval" / "strength.png").stat().st_size > 0
 
 
 def test_strength_csv_is_never_written_through_a_link(tmp_path):

@@ -171,14 +171,23 @@ class AZAgent(Agent):
 
 
 def load_network(path, core: GameCore):
-    """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata."""
+    """The policy-value network of checkpoint ``path`` (validated against ``core``) and its metadata.  A PPO
+    policy's checkpoint gives the policy seen as a search network (its logits and its critic's value,
+    :class:`~yyenvs.networks.ppo_network.PolicyAsSearchNetwork`)."""
     from yyenvs.networks.checkpoint import MAX_PARAMETERS, CheckpointError, load_policy_tensors, read_checkpoint
+    from yyenvs.networks.ppo_description import PPO_CLASS
     from yyenvs.networks.search_description import PV_CLASS
     from yyenvs.networks.search_network import make_network, parameter_count
     from yyenvs.core.errors import NetworkError
     meta, tensors = read_checkpoint(path, core)
     what = f"checkpoint {meta['path']!r}"
     desc = meta["policy"]
+    if desc.get("class") == PPO_CLASS:
+        from yyenvs.agents.ppo import policy_from_tensors
+        from yyenvs.networks.ppo_network import PolicyAsSearchNetwork
+        net = PolicyAsSearchNetwork(policy_from_tensors(meta, tensors, core), core.num_players, desc["value_net"])
+        net.eval()
+        return net, meta
     if desc.get("class") != PV_CLASS:
         raise CheckpointError(f"{what} holds a {desc.get('class')} policy, not a search agent's network "
                               f"(train one with 'yyenvs train --algo az')")
@@ -201,6 +210,9 @@ def load_az_agent(path, core: GameCore, seed: int = 0, simulations: int | None =
     """An :class:`AZAgent` from checkpoint ``path`` (validated against ``core``)."""
     from yyenvs.networks.checkpoint import checkpoint_label
     net, meta = load_network(path, core)
+    if simulations and not getattr(net, "has_value", True) and search_options.get("rollout_weight", 0.0) < 1.0:
+        raise OptionError(f"az agent: checkpoint {meta['path']!r} holds a policy without its critic (no "
+                          f"values); search it with rollout values: az:<checkpoint>:{simulations}:rollout_weight=1")
     label = checkpoint_label(meta["path"]) + _budget_suffix(simulations, search_options)
     if simulations:  # a network of discounted values is searched with its discount unless told otherwise
         search_options.setdefault("discount", meta["policy"].get("discount", 1.0))

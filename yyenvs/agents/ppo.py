@@ -15,6 +15,11 @@ from yyenvs.core.contract import GameCore, OptionError
 def load_policy(path, core: GameCore):
     """The policy network of checkpoint ``path`` (validated against ``core``), in eval mode, and its metadata."""
     meta, tensors = read_checkpoint(path, core)
+    return policy_from_tensors(meta, tensors, core), meta
+
+
+def policy_from_tensors(meta: dict, tensors: dict, core: GameCore):
+    """The policy network a read checkpoint (``meta``, ``tensors``) describes, for ``core``, in eval mode."""
     from yyenvs.networks.ppo_network import NetworkError, actor_parameter_count, make_policy
     what = f"checkpoint {meta['path']!r}"
     try:
@@ -28,7 +33,7 @@ def load_policy(path, core: GameCore):
         raise CheckpointError(f"{what}: {e}") from None
     load_policy_tensors(policy, tensors, what)
     policy.set_training_mode(False)
-    return policy, meta
+    return policy
 
 
 def policy_logits(policy, obs: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from yyenvs.networks import ppo_description
+from yyenvs.networks.search_network import add_feature_logits, feature_summaries
 from yyenvs.core.errors import NetworkError  # noqa: F401  (raised here; importers name it from here too)
 from yyenvs.core.threads import apply_to_torch
 
@@ -41,18 +42,13 @@ ACTIVATIONS = dict(zip(ppo_description.ACTIVATIONS, (th.nn.ReLU, th.nn.Tanh)))
 POLICY_CLASS = ppo_description.PPO_CLASS
 
 
-def observed_action_features(core) -> int:
-    """How many per-action features end ``core``'s observations (0: none)."""
-    return len(core.action_feature_names) if core.observation_ends_with_action_features else 0
-
-
 def network_spec(core, net_arch, activation: str = "relu", cnn_channels=()) -> dict:
     """The description of a network on ``core``: hidden layers ``net_arch`` (policy and value
     MLPs alike), ``activation`` (``"relu"`` / ``"tanh"``) and 3x3 convolutions of
     ``cnn_channels`` over (H, W, C) planes first (empty: none)."""
     spec = {"class": POLICY_CLASS, "net_arch": [int(n) for n in net_arch],
             "activation": activation, "cnn_channels": [int(c) for c in cnn_channels],
-            "action_features": observed_action_features(core), "value_net": True}
+            "action_features": core.observed_action_features, "value_net": True}
     if spec["cnn_channels"]:
         if spec["action_features"]:
             raise NetworkError("cnn_channels does not apply with game option action_features "
@@ -65,9 +61,9 @@ def network_spec(core, net_arch, activation: str = "relu", cnn_channels=()) -> d
 
 def policy_kwargs(core, spec: dict) -> dict:
     """``policy_kwargs`` of ``FastMaskablePolicy`` for a network description."""
-    if spec["action_features"] != observed_action_features(core):
+    if spec["action_features"] != core.observed_action_features:
         raise NetworkError(f"the network reads {spec['action_features']} per-action features; "
-                           f"{core.name} with these options gives {observed_action_features(core)}")
+                           f"{core.name} with these options gives {core.observed_action_features}")
     if spec["cnn_channels"] and len(core.observation_shape) != 3:
         raise NetworkError(f"the network's convolutions need (H, W, C) observations; "
                            f"{core.name} observations are {core.observation_shape}")
@@ -149,8 +145,7 @@ class ActionFeatureExtractor(BaseFeaturesExtractor):
 
     def forward(self, obs):
         obs = obs.reshape(obs.shape[0], -1)
-        sums = self.action_features(obs).sum(dim=2)
-        return th.cat([obs[:, :self.split], sums / sums[:, -1:].clamp(min=1.0), (sums > 0).to(obs.dtype)], dim=1)
+        return th.cat([obs[:, :self.split], feature_summaries(self.action_features(obs))], dim=1)
 
 
 class FastMaskablePolicy(MaskableActorCriticPolicy):
@@ -191,9 +186,7 @@ class FastMaskablePolicy(MaskableActorCriticPolicy):
         logits = self.action_net(latent_pi)
         if self.action_features:
             feats = self.features_extractor.action_features(obs.reshape(obs.shape[0], -1).float())
-            w = self.FEATURE_GAIN * self.feature_weights
-            for f in range(self.action_features):  # contiguous (B, A) blocks: 2x faster than a matmul
-                logits = logits + w[f] * feats[:, f]
+            logits = add_feature_logits(logits, feats, self.FEATURE_GAIN * self.feature_weights)
         return logits
 
     def action_logits(self, obs):
@@ -260,3 +253,27 @@ class PlanesCNN(BaseFeaturesExtractor):
 
     def forward(self, obs):
         return self.cnn(obs.permute(0, 3, 1, 2))
+
+
+class PolicyAsSearchNetwork(th.nn.Module):
+    """A PPO policy seen as a search network (:class:`~yyenvs.networks.search_network.PolicyValueNet`'s
+    interface): the actor's logits, and per seat a value relative to the observing seat, the critic's
+    estimate of the observer's return for entry 0 and, for each other seat, minus it shared among them
+    (exact for two players; for more, the critic says nothing of how the others fare).  A checkpoint
+    that holds the actor only (``value_net: false``, as the shipped policies) values every position 0
+    (``has_value`` False): a search over it takes its values from rollouts."""
+
+    def __init__(self, policy: FastMaskablePolicy, num_players: int, has_value: bool = True):
+        super().__init__()
+        self.policy = policy
+        self.num_actions = int(policy.action_space.n)
+        self.num_players = int(num_players)
+        self.has_value = bool(has_value)
+
+    def forward(self, obs):
+        logits = self.policy.action_logits(obs)
+        if not self.has_value:
+            return logits, logits.new_zeros((logits.shape[0], self.num_players))
+        own = self.policy.predict_values(obs).clamp(-1.0, 1.0)  # (B, 1): a return of the game's result
+        others = (-own / max(self.num_players - 1, 1)).expand(-1, self.num_players - 1)
+        return logits, th.cat([own, others], dim=1)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 #: the description's class name
 PV_CLASS = "PolicyValueNet"
-#: padding may be absent (zeros), and so may discount (1: the values are undiscounted returns)
-PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding", "discount")
+#: padding may be absent (zeros), discount (1: the values are undiscounted returns) and
+#: action_features (0: the network reads no per-action features)
+PV_FIELDS = ("class", "hidden", "channels", "blocks", "num_players", "padding", "discount", "action_features")
 #: how its convolutions pad the board's edges
 PV_PADDINGS = ("zeros", "circular")
 
@@ -24,3 +25,4 @@ def check_fields(net) -> None:
     net.int("num_players", 1, 4)
     net.str("padding", PV_PADDINGS, required=False)
     net.number("discount", 0.0, required=False, hi=1.0)
+    net.int("action_features", 0, 64, required=False)

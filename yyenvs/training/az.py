@@ -45,6 +45,7 @@ from yyenvs.search.settings import GumbelSettings
 from yyenvs.core.errors import NetworkError
 from yyenvs.networks.search_network import make_network, network_description
 from yyenvs.training.config import SEARCH_KEYS, ConfigError
+from yyenvs.evaluation.ladder import ladder_ratings
 from yyenvs.training.progress import ProgressBar, StrengthLog
 from yyenvs.training.run import TrainingRun
 from yyenvs.training.selfplay import LocalSelfPlay, SelfPlay, Targets, make_baselines, make_search
@@ -240,7 +241,8 @@ class AZTrainer(TrainingRun):
             from torch.utils.tensorboard import SummaryWriter
             writer = SummaryWriter(os.path.join(self.dirs["tb"], "az"))
         bar = ProgressBar(cfg, self.num_timesteps, "move", core.name) if cfg["log"]["progress"] else None
-        self.strength = StrengthLog(cfg, self.dirs["eval"], self.num_timesteps, self.elapsed_before)
+        self.strength = StrengthLog(cfg, self.dirs["eval"], self.num_timesteps, self.elapsed_before,
+                                    ladder_ratings(self.core))
         every = {"snapshot": cfg["selfplay"]["snapshot_every"], "checkpoint": cfg["checkpoint"]["every"]}
         due = {k: (self.num_timesteps // v + 1) * v if v != math.inf else math.inf for k, v in every.items()}
         losses = []

@@ -6,6 +6,7 @@ import time
 
 from stable_baselines3.common.callbacks import BaseCallback
 
+from yyenvs.evaluation.ladder import ladder_ratings
 from yyenvs.training.progress import ProgressBar, StrengthLog
 
 
@@ -29,7 +30,7 @@ class SelfPlayCallback(BaseCallback):
         self.next_snapshot = _next_multiple(step, self.snapshot_every)
         self.next_ckpt = _next_multiple(step, self.ckpt_every)
         t = self.trainer
-        self.strength = StrengthLog(t.cfg, t.dirs["eval"], step, t.elapsed_before)
+        self.strength = StrengthLog(t.cfg, t.dirs["eval"], step, t.elapsed_before, ladder_ratings(t.core))
         self.t0 = time.time()
         self.step0 = step
         if t.cfg["log"]["progress"]:

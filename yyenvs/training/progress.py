@@ -8,6 +8,10 @@ and the strength lines (with ``run_dir/eval/strength.csv``).
   ``eval.every`` moves and every ``eval.every_minutes`` minutes, whichever comes first; each prints a
   strength line and appends its rows to ``strength.csv``: minutes, step, opponent, wins, draws,
   losses, win rate and its 95% interval.
+* Where the game has a measured ladder (:mod:`yyenvs.evaluation.ladder`) and opponents on it, the
+  evaluation also rates the network on the ladder's scale: a row of ``strength_curve.csv``
+  (minutes, step, rating and its 95% interval, games) and the plot ``strength.png``, the ratings
+  against minutes beside the ladder's own.
 """
 from __future__ import annotations
 
@@ -18,10 +22,14 @@ import sys
 import time
 
 from yyenvs.core.errors import OptionError
+from yyenvs.core.files import check_output
+from yyenvs.evaluation.ladder import rating_against
 
 #: the columns of strength.csv
 STRENGTH_COLUMNS = ("minutes", "step", "opponent", "games", "wins", "draws", "losses", "win_rate",
                     "ci95_low", "ci95_high")
+#: the columns of strength_curve.csv
+CURVE_COLUMNS = ("minutes", "step", "rating", "rating_low", "rating_high", "games")
 
 
 def opening_line(cfg: dict, unit: str, threads: dict) -> str:
@@ -100,7 +108,9 @@ class ProgressBar:
 class StrengthLog:
     """The quick evaluations' schedule (moves and minutes), their lines and ``strength.csv``."""
 
-    def __init__(self, cfg: dict, eval_dir: str, step: int, elapsed_before: float = 0.0):
+    def __init__(self, cfg: dict, eval_dir: str, step: int, elapsed_before: float = 0.0,
+                 ladder: dict[str, float] | None = None):
+        """``ladder``: the ratings of the opponents on the game's ladder (None: no ratings)."""
         ev = cfg["eval"]
         self.every_steps = ev["every"] or math.inf
         self.every_seconds = 60.0 * ev["every_minutes"] if ev["every_minutes"] > 0 else math.inf
@@ -109,6 +119,9 @@ class StrengthLog:
         self.t0, self.elapsed_before = time.time(), elapsed_before
         self.next_time = self.t0 + self.every_seconds
         self.path = os.path.join(eval_dir, "strength.csv")
+        self.curve_path = os.path.join(eval_dir, "strength_curve.csv")
+        self.plot_path = os.path.join(eval_dir, "strength.png")
+        self.ladder = ladder or {}
 
     def due(self, step: int) -> bool:
         return step >= self.next_step or time.time() >= self.next_time
@@ -124,19 +137,57 @@ class StrengthLog:
             self.next_time = max(self.next_time + self.every_seconds, now + self.every_seconds / 2)
         minutes = (self.elapsed_before + time.time() - self.t0) / 60
         rows = [(name, r) for name, r in result.items() if isinstance(r, dict)]
+        rated = {name: (r["wins"], r["draws"], r["losses"]) for name, r in rows if name in self.ladder}
+        rating = rating_against(rated, self.ladder) if rated else None
         log(f"strength at {_clock(60 * minutes)}, step {step:,}: " + "; ".join(
             f"vs {name} {r['wins']}-{r['draws']}-{r['losses']} ({100 * r['win_rate']:.0f}% "
-            f"[{100 * r['ci95'][0]:.0f}-{100 * r['ci95'][1]:.0f}])" for name, r in rows))
-        new = not os.path.exists(self.path)
-        try:  # never through a link: the run directory's own file (as its lock file)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-        except OSError as e:
-            raise OptionError(f"cannot write {self.path!r}: {e.strerror or e}") from None
-        with os.fdopen(fd, "a", newline="") as f:
-            out = csv.writer(f)
-            if new:
-                out.writerow(STRENGTH_COLUMNS)
-            for name, r in rows:
-                out.writerow([f"{minutes:.2f}", step, name, r["wins"] + r["draws"] + r["losses"], r["wins"],
-                              r["draws"], r["losses"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}",
-                              f"{r['ci95'][1]:.4f}"])
+            f"[{100 * r['ci95'][0]:.0f}-{100 * r['ci95'][1]:.0f}])" for name, r in rows)
+            + (f"; rating {rating[0]:.0f} [{rating[1]:.0f} to {rating[2]:.0f}]" if rating else ""))
+        _append_rows(self.path, STRENGTH_COLUMNS, [
+            [f"{minutes:.2f}", step, name, r["wins"] + r["draws"] + r["losses"], r["wins"], r["draws"],
+             r["losses"], f"{r['win_rate']:.4f}", f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"] for name, r in rows])
+        if rating:
+            _append_rows(self.curve_path, CURVE_COLUMNS, [[f"{minutes:.2f}", step, *(f"{x:.1f}" for x in rating),
+                                                           sum(map(sum, rated.values()))]])
+            plot_curve(self.curve_path, self.ladder, self.plot_path)
+
+
+def _append_rows(path: str, columns: tuple[str, ...], rows: list[list]) -> None:
+    """Append ``rows`` to the CSV file ``path``, with ``columns`` first in a new file; never through a
+    link (the run directory's own file, as its lock file)."""
+    new = not os.path.exists(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+        raise OptionError(f"cannot write {path!r}: {e.strerror or e}") from None
+    with os.fdopen(fd, "a", newline="") as f:
+        out = csv.writer(f)
+        if new:
+            out.writerow(columns)
+        out.writerows(rows)
+
+
+def plot_curve(curve_path: str, ladder: dict[str, float], out_path: str) -> str:
+    """The ratings of ``strength_curve.csv`` against minutes, with their intervals and the ladder's
+    ratings as levels, as a PNG at ``out_path``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    with open(curve_path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    minutes = [float(r["minutes"]) for r in rows]
+    rating = [float(r["rating"]) for r in rows]
+    below = [r - float(row["rating_low"]) for r, row in zip(rating, rows)]
+    above = [float(row["rating_high"]) - r for r, row in zip(rating, rows)]
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    for name, level in ladder.items():
+        ax.axhline(level, color="0.6", linewidth=1, linestyle="--")
+        ax.annotate(name, (0, level), xycoords=("axes fraction", "data"), xytext=(4, 3),
+                    textcoords="offset points", color="0.35", fontsize=9)
+    ax.errorbar(minutes, rating, yerr=[below, above], marker="o", capsize=3, color="tab:blue")
+    ax.set_xlabel("minutes of training")
+    ax.set_ylabel("rating (Elo scale, greedy = 0)")
+    ax.set_title("the network's rating on the ladder, with 95% intervals")
+    fig.savefig(check_output(out_path, named=False, force=True))
+    plt.close(fig)
+    return out_path
