@@ -185,6 +185,7 @@ def plot_curve(curve_path: str, ladder: dict[str, float], out_path: str) -> str:
         ax.annotate(name, (0, level), xycoords=("axes fraction", "data"), xytext=(4, 3),
                     textcoords="offset points", color="0.35", fontsize=9)
     ax.errorbar(minutes, rating, yerr=[below, above], marker="o", capsize=3, color="tab:blue")
+    ax.set_xlim(left=0)
     ax.set_xlabel("minutes of training")
     ax.set_ylabel("rating (Elo scale, greedy = 0)")
     ax.set_title("the network's rating on the ladder, with 95% intervals")
