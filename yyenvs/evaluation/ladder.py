@@ -53,7 +53,7 @@ def _log_likelihood(r: float, games: list[tuple[float, float, float]]) -> float:
 
 
 def _bisect(f, lo: float, hi: float, steps: int = 80) -> float:
-    """A root of the increasing-then-sign-changing ``f`` between ``lo`` (f < 0) and ``hi``."""
+    """Where ``f``, negative at ``lo`` and positive at ``hi`` and changing sign once between, crosses 0."""
     for _ in range(steps):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
