@@ -72,3 +72,11 @@ def test_a_strength_log_with_a_ladder_writes_the_curve_and_its_plot(tmp_path):
     assert float(rows[0]["rating"]) < 0 < float(rows[1]["rating"])
     assert all(float(r["rating_low"]) < float(r["rating"]) < float(r["rating_high"]) for r in rows)
     assert "; rating " in lines[-1] and (tmp_path / "strength.png").stat().st_size > 1000
+
+
+def test_the_plot_skips_a_row_cut_short_by_a_killed_run(tmp_path):
+    from yyenvs.training.progress import CURVE_COLUMNS, plot_curve
+    curve = tmp_path / "strength_curve.csv"
+    curve.write_text(",".join(CURVE_COLUMNS) + "\n1.0,10,100.0,50.0,150.0,40\n2.0,20,12")
+    plot_curve(str(curve), {"greedy": 0.0}, str(tmp_path / "strength.png"))
+    assert (tmp_path / "strength.png").stat().st_size > 1000

@@ -60,8 +60,9 @@ def network_description(core, hidden=(128, 128), channels: int = 0, blocks: int 
 def planes_shape(core) -> tuple[int, ...]:
     """The shape of the board planes an observation of ``core`` holds: the whole observation, or
     where it ends with per-action features, the planes before them (the core's ``planes_shape``)."""
-    if core.observed_action_features:
-        return tuple(getattr(core, "planes_shape", ()))
+    if core.observed_action_features:  # a core without planes_shape: the flat values before the features
+        flat = int(np.prod(core.observation_shape)) - core.num_actions * core.observed_action_features
+        return tuple(getattr(core, "planes_shape", (flat,)))
     return tuple(core.observation_shape)
 
 

@@ -167,6 +167,14 @@ def _append_rows(path: str, columns: tuple[str, ...], rows: list[list]) -> None:
         out.writerows(rows)
 
 
+def _numbers(row: dict, columns) -> bool:
+    """Whether every one of ``columns`` in a CSV row holds a finite number."""
+    try:
+        return all(math.isfinite(float(row[c])) for c in columns)
+    except (TypeError, ValueError, KeyError):
+        return False
+
+
 def plot_curve(curve_path: str, ladder: dict[str, float], out_path: str) -> str:
     """The ratings of ``strength_curve.csv`` against minutes, with their intervals and the ladder's
     ratings as levels, as a PNG at ``out_path``."""
@@ -174,7 +182,7 @@ def plot_curve(curve_path: str, ladder: dict[str, float], out_path: str) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     with open(curve_path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = [r for r in csv.DictReader(f) if _numbers(r, CURVE_COLUMNS)]  # a run killed mid-row leaves a cut one
     minutes = [float(r["minutes"]) for r in rows]
     rating = [float(r["rating"]) for r in rows]
     below = [r - float(row["rating_low"]) for r, row in zip(rating, rows)]
